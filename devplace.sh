@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One entry point for a fresh Debian 12 machine:
+#   ./devplace.sh setup   install the Debian packages devplace needs (idempotent)
+#   ./devplace.sh build   setup + configure + build (Ninja, ccache when present)
+#   ./devplace.sh test    build + run every test suite with CTest
+#   ./devplace.sh demo    build + run the main job on the bundled default model and cluster
+#   ./devplace.sh bench   build + run the Google Benchmark programs
+set -euo pipefail
+cd "$(dirname "$0")"
+BUILD_DIR=${BUILD_DIR:-build}
+
+PACKAGES=(cmake ninja-build g++ ccache pkg-config
+  libtorch-dev libopenblas0-pthread libonnx-dev libprotobuf-dev protobuf-compiler
+  libpugixml-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libmetis-dev libgtest-dev libbenchmark-dev)
+
+setup() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "devplace: installing ${missing[*]}" >&2
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+}
+
+build() {
+  setup
+  if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+    cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+  fi
+  # Two jobs at most: LibTorch units take about 1 GB each to compile.
+  cmake --build "$BUILD_DIR" -j "${JOBS:-2}"
+}
+
+cmd=${1:-help}
+shift || true
+case "$cmd" in
+  setup) setup ;;
+  build) build ;;
+  test)
+    build
+    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "${JOBS:-2}" "$@"
+    ;;
+  demo)
+    build
+    "$BUILD_DIR/devplace" demo "$@"
+    ;;
+  bench)
+    build
+    for b in "$BUILD_DIR"/*_bench; do "$b" "$@"; done
+    ;;
+  *)
+    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+    [ "$cmd" = help ] || exit 2
+    ;;
+esac

@@ -1,0 +1,55 @@
+// `devplace info MODEL`: size, FLOPs, parameters and the op-type histogram of a model.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "cli/command_list.h"
+#include "graph/op_costs.h"
+
+namespace devplace::cli {
+
+void add_info_command(CLI::App& app) {
+  auto opts = std::make_shared<ModelOptions>();
+  auto as_json = std::make_shared<bool>(false);
+  auto* cmd = app.add_subcommand("info", "Ops, edges, FLOPs, parameters and op-type histogram of a model");
+  add_model_options(*cmd, *opts, false);
+  cmd->add_flag("--json", *as_json, "Print JSON instead of text");
+  cmd->callback([opts, as_json] {
+    Model m = load_model_only(*opts);
+    const Graph& g = m.graph;
+    double flops = 0, macs = 0;
+    std::int64_t params = 0;
+    std::map<std::string, int> hist;
+    int unknown_shapes = 0;
+    for (const Op& op : g.ops()) {
+      flops += op.flops;
+      macs += op.macs;
+      params += op.weight_bytes;
+      ++hist[op.type];
+    }
+    for (const Tensor& t : g.tensors())
+      if (!t.shape_known() && t.fixed_bytes < 0) ++unknown_shapes;
+    std::vector<std::pair<std::string, int>> rows(hist.begin(), hist.end());
+    std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second > b.second; });
+    if (*as_json) {
+      nlohmann::json j = {{"model", g.name()}, {"file", g.source()}, {"ops", g.num_ops()}, {"edges", g.num_edges()},
+                          {"tensors", g.num_tensors()}, {"flops", flops}, {"macs", macs},
+                          {"weight_bytes", params}, {"tensors_with_unknown_dims", unknown_shapes},
+                          {"op_types", hist}};
+      if (m.cluster) j["own_cluster"] = m.cluster->name;
+      std::printf("%s\n", j.dump(2).c_str());
+      return;
+    }
+    std::printf("model       %s (%s)\n", g.name().c_str(), g.source().c_str());
+    std::printf("ops         %d\nedges       %zu\ntensors     %d\n", g.num_ops(), g.num_edges(), g.num_tensors());
+    std::printf("FLOPs       %.3f G (%.3f GMACs in Conv/MatMul/Gemm; 1 MAC = 2 FLOPs)\n", flops / 1e9, macs / 1e9);
+    std::printf("weights     %.2f MiB\n", static_cast<double>(params) / 1048576.0);
+    if (unknown_shapes) std::printf("unknown     %d tensors keep dynamic dims (bind them with --input)\n", unknown_shapes);
+    if (m.cluster) std::printf("devices     the file defines its own cluster '%s'\n", m.cluster->name.c_str());
+    std::printf("op types:\n");
+    for (auto& [type, n] : rows) std::printf("  %-28s %5d  (%s)\n", type.c_str(), n, op_class_name(classify(type)));
+  });
+}
+
+}  // namespace devplace::cli

@@ -1,0 +1,35 @@
+// What most commands need before they can work: a model, a cluster and the Problem built from
+// them, resolved from command-line options in one place so every command treats them alike.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "io/model.h"
+
+namespace devplace::cli {
+
+struct ModelOptions {
+  std::string model;                // path or bundled name
+  std::vector<std::string> inputs;  // "name=1,128" bindings
+  std::string cluster;              // path or preset; empty: the model's own, else "paper"
+  std::string costs;                // optional cost table overriding the roofline
+};
+
+struct Context {
+  Model model;
+  std::string cluster_spec;
+  std::unique_ptr<Problem> problem;  // references model.graph: keep the Context alive
+};
+
+// Loads model + cluster + costs; throws Error for bad input.
+std::unique_ptr<Context> load_context(const ModelOptions& opts);
+// Loads the model only.
+Model load_model_only(const ModelOptions& opts);
+
+// Milliseconds with three significant decimals, "inf" for infeasible.
+std::string ms(double seconds);
+
+}  // namespace devplace::cli

@@ -1,0 +1,64 @@
+// CostModel: turns a Graph and a Cluster into a Problem, the immutable cost tables every placer
+// and the simulator read. Op time on a device is a roofline:
+//   launch_overhead + max(flops / (peak * efficiency[class]), bytes_accessed / mem_bandwidth)
+// with no kernel (0 s) for `free` ops (Reshape, Const, Parameter ...) and +inf where the device
+// does not support the op type. A transfer of a tensor over a link takes latency + bytes / bw.
+// A CostTable, when given, overrides both for the ops and tensors it names (see cost_table.h).
+// Details and calibration: docs/cost-model.md.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cost/cluster.h"
+#include "cost/cost_table.h"
+#include "graph/graph.h"
+
+namespace devplace {
+
+constexpr double kInfeasibleTime = std::numeric_limits<double>::infinity();
+
+class Problem {
+ public:
+  // REQUIRES: graph finalized; graph outlives the Problem (it is referenced, not copied).
+  Problem(const Graph& graph, Cluster cluster, const CostTable* overrides = nullptr);
+
+  const Graph& graph() const { return *graph_; }
+  const Cluster& cluster() const { return cluster_; }
+  int num_ops() const { return num_ops_; }
+  int num_devices() const { return num_devices_; }
+
+  // Seconds op `op` takes on device `d` (kInfeasibleTime if unsupported).
+  double op_time(int op, int d) const { return op_time_[static_cast<std::size_t>(op) * num_devices_ + d]; }
+  // Seconds to move tensor `t` from device `src` to `dst` (0 when src == dst).
+  double transfer_time(int t, int src, int dst) const {
+    if (src == dst) return 0;
+    const int l = src * num_devices_ + dst;
+    if (fixed_transfer_[t] >= 0) return fixed_transfer_[t] * hops_[l];
+    return link_latency_[l] + static_cast<double>(tensor_bytes_[t]) * link_inv_bw_[l];
+  }
+  std::int64_t tensor_bytes(int t) const { return tensor_bytes_[t]; }
+  std::int64_t weight_bytes(int op) const { return weight_bytes_[op]; }
+  // True for tensors that live with their producer like weights (outputs of Const ops).
+  bool tensor_resident(int t) const { return resident_[t]; }
+  // The device index of the host (first cpu), or -1.
+  int host() const { return host_; }
+
+ private:
+  const Graph* graph_;
+  Cluster cluster_;
+  int num_ops_, num_devices_;
+  int host_;
+  std::vector<double> op_time_;
+  std::vector<std::int64_t> tensor_bytes_, weight_bytes_;
+  std::vector<double> fixed_transfer_;
+  std::vector<char> resident_;
+  std::vector<double> link_latency_, link_inv_bw_, hops_;
+};
+
+// The roofline time of one op on one device, without any table override.
+double roofline_time(const Op& op, const Device& d);
+
+}  // namespace devplace

@@ -1,0 +1,25 @@
+// CostTable: measured or file-given costs that override the roofline model, keyed by names so
+// a table survives re-import. Op times are per device name; a tensor's transfer time is one
+// figure per crossing between a host (cpu) and another device; a crossing between two non-host
+// devices goes through host memory and costs twice that (the convention of Tarnawski et al.).
+// Units: seconds. Loaded from / written to JSON (a later `devplace profile` writes one).
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace devplace {
+
+struct CostTable {
+  std::map<std::string, std::map<std::string, double>> op_time;  // op name -> device name -> s
+  std::map<std::string, double> transfer_time;                   // tensor name -> s per crossing
+  bool empty() const { return op_time.empty() && transfer_time.empty(); }
+};
+
+CostTable cost_table_from_json(const nlohmann::json& j, const std::string& file);
+nlohmann::json cost_table_to_json(const CostTable& t);
+CostTable load_cost_table(const std::string& path);
+
+}  // namespace devplace

@@ -1,0 +1,338 @@
+#include "graph/op_costs.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+#include <unordered_map>
+
+#include "util/log.h"
+
+namespace devplace {
+namespace {
+
+// FLOPs per output element of the elementwise ops that are not a single add or multiply.
+// Transcendentals (exp, log, erf, tanh, sigmoid, sqrt, pow, sin, cos ...) count 4: a vectorised
+// polynomial is a handful of FMAs. Composites of a transcendental and a few multiplies (GELU,
+// Swish, Mish, Softplus) count 8. Everything else in the class counts 1.
+constexpr double kTranscendentalFlops = 4;
+constexpr double kCompositeActivationFlops = 8;
+// Normalisation per element: BatchNormalization at inference is a scale and a shift plus the
+// (amortised) rsqrt -> 4; LayerNorm / MVN / Instance / Group norms also compute mean and variance
+// over the element (sum, square, subtract, scale, shift ...) -> 8.
+constexpr double kBatchNormFlops = 4;
+constexpr double kLayerNormFlops = 8;
+// Softmax per element: max, subtract, exp, sum, divide.
+constexpr double kSoftmaxFlops = 5;
+
+const std::unordered_map<std::string, OpClass>& class_table() {
+  static const std::unordered_map<std::string, OpClass> table = [] {
+    std::unordered_map<std::string, OpClass> t;
+    auto add = [&t](OpClass c, std::initializer_list<const char*> names) {
+      for (const char* n : names) t.emplace(n, c);
+    };
+    add(OpClass::conv, {"Conv", "ConvTranspose", "Convolution", "GroupConvolution", "ConvolutionBackpropData",
+                        "GroupConvolutionBackpropData", "DeformableConvolution", "ConvInteger", "QLinearConv"});
+    add(OpClass::matmul, {"MatMul", "Gemm", "FullyConnected", "MatMulInteger", "QLinearMatMul",
+                          "ScaledDotProductAttention"});
+    add(OpClass::pool, {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool", "GlobalLpPool",
+                        "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "MaxRoiPool", "ROIPooling", "RoiAlign",
+                        "ROIAlign"});
+    add(OpClass::elementwise,
+        {// arithmetic and comparisons, both vocabularies
+         "Add", "Sub", "Mul", "Div", "Subtract", "Multiply", "Divide", "Mod", "FloorMod", "Neg", "Negative", "Abs",
+         "Sign", "Floor", "Ceil", "Ceiling", "Round", "Reciprocal", "Min", "Max", "Minimum", "Maximum", "Mean", "Sum",
+         "SquaredDifference", "Equal", "NotEqual", "Less", "LessOrEqual", "LessEqual", "Greater", "GreaterOrEqual",
+         "GreaterEqual", "And", "Or", "Xor", "Not", "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot",
+         "BitShift", "IsNaN", "IsInf", "Where", "Select", "Clip", "Clamp", "Relu", "ReLU", "LeakyRelu", "PRelu",
+         "PReLU", "ThresholdedRelu", "HardSigmoid", "HardSwish", "HSwish", "HSigmoid", "Cast", "CastLike",
+         "Convert", "ConvertLike", "Range", "CumSum", "Dropout", "QuantizeLinear", "DequantizeLinear",
+         "FakeQuantize", "Resize", "Interpolate", "Upsample",
+         // transcendentals and composite activations
+         "Exp", "Log", "Erf", "Sqrt", "Pow", "Power", "Tanh", "Sigmoid", "Sin", "Cos", "Tan", "Asin", "Acos",
+         "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Elu", "Selu", "Celu", "Gelu", "Swish", "Mish",
+         "SoftPlus", "Softplus", "Softsign", "SoftSign", "FastGelu", "BiasGelu"});
+    add(OpClass::normalization, {"BatchNormalization", "LayerNormalization", "InstanceNormalization",
+                                 "GroupNormalization", "MeanVarianceNormalization", "LpNormalization", "LRN", "MVN",
+                                 "NormalizeL2", "BatchNormInference", "SimplifiedLayerNormalization",
+                                 "SkipLayerNormalization", "RMSNormalization", "RMS"});
+    add(OpClass::softmax, {"Softmax", "SoftMax", "LogSoftmax", "LogSoftMax", "Hardmax"});
+    add(OpClass::reduce, {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+                          "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin",
+                          "ReduceLogicalAnd", "ReduceLogicalOr", "TopK"});
+    add(OpClass::data_movement,
+        {"Concat", "Transpose", "Gather", "GatherND", "GatherElements", "Slice", "StridedSlice", "Split",
+         "VariadicSplit", "Pad", "Tile", "Expand", "Broadcast", "ScatterUpdate", "ScatterNDUpdate", "ScatterND",
+         "ScatterElements", "ScatterElementsUpdate", "Scatter", "DepthToSpace", "SpaceToDepth", "ShuffleChannels",
+         "ConstantOfShape", "ReadValue", "Assign", "Reverse", "ReverseSequence", "Trilu", "OneHot", "EyeLike",
+         "Compress", "NonZero", "Unique", "Roll", "Copy"});
+    add(OpClass::free, {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Shape", "ShapeOf", "Size", "Constant",
+                        "Const", "Parameter", "Result", "Identity", "Optional", "Sink"});
+    add(OpClass::other, {"DetectionOutput", "PriorBox", "PriorBoxClustered", "NonMaxSuppression", "Proposal",
+                         "RegionYolo", "Loop", "If", "Scan", "Einsum"});
+    return t;
+  }();
+  return table;
+}
+
+bool is_composite_activation(const std::string& t) {
+  return t == "Gelu" || t == "FastGelu" || t == "BiasGelu" || t == "Swish" || t == "Mish" || t == "SoftPlus" ||
+         t == "Softplus" || t == "HardSwish" || t == "HSwish";
+}
+
+bool is_transcendental(const std::string& t) {
+  static const std::set<std::string> names = {"Exp",  "Log",   "Erf",   "Sqrt",  "Pow",   "Power", "Tanh",
+                                              "Sigmoid", "Sin", "Cos",  "Tan",   "Asin",  "Acos",  "Atan",
+                                              "Sinh", "Cosh",  "Asinh", "Acosh", "Atanh", "Elu",   "Selu",
+                                              "Celu", "Softsign", "SoftSign"};
+  return names.count(t) > 0;
+}
+
+// Product of dims with unknown dims counted as 1 (the documented fallback, as Tensor::elements).
+double prod(const Shape& s, std::size_t from = 0) {
+  double n = 1;
+  for (std::size_t i = from; i < s.size(); ++i) n *= (s[i] == kUnknownDim ? 1 : static_cast<double>(s[i]));
+  return n;
+}
+
+std::int64_t dim_or_1(std::int64_t d) { return d == kUnknownDim ? 1 : d; }
+
+// Integer-list attribute; OpenVINO importers may keep the XML text ("3,3"), so parse that too.
+std::vector<std::int64_t> ints_attr(const Op& op, const std::string& key) {
+  auto v = op.attr_ints(key);
+  if (!v.empty()) return v;
+  std::string s = op.attr_string(key);
+  std::vector<std::int64_t> out;
+  const char* p = s.c_str();
+  while (*p) {
+    char* end = nullptr;
+    long long x = std::strtoll(p, &end, 10);
+    if (end == p) {
+      ++p;
+      continue;
+    }
+    out.push_back(x);
+    p = end;
+  }
+  return out;
+}
+
+// Boolean attribute: ints (ONNX transA) or strings (OpenVINO transpose_a="true").
+bool bool_attr(const Op& op, const std::string& key) {
+  auto it = op.attrs.find(key);
+  if (it == op.attrs.end()) return false;
+  if (auto* i = std::get_if<std::int64_t>(&it->second)) return *i != 0;
+  if (auto* d = std::get_if<double>(&it->second)) return *d != 0;
+  if (auto* s = std::get_if<std::string>(&it->second)) return *s == "true" || *s == "True" || *s == "1";
+  return false;
+}
+
+struct CostContext {
+  const Graph& g;
+  const Op& op;
+  const Tensor* in(std::size_t i) const { return i < op.inputs.size() ? &g.tensor(op.inputs[i]) : nullptr; }
+  const Tensor* out(std::size_t i) const { return i < op.outputs.size() ? &g.tensor(op.outputs[i]) : nullptr; }
+  double out_elements() const {
+    double n = 0;
+    for (int t : op.outputs) n += static_cast<double>(g.tensor(t).elements());
+    return n;
+  }
+  double first_out_elements() const { return out(0) ? static_cast<double>(out(0)->elements()) : 0; }
+  double first_in_elements() const { return in(0) ? static_cast<double>(in(0)->elements()) : 0; }
+};
+
+// Multiply-accumulates of a convolution; `bias` receives the output elements a bias adds to.
+double conv_macs(const CostContext& c, double& bias) {
+  const std::string& t = c.op.type;
+  const Tensor* w = c.in(1);
+  if (!w) return 0;
+  const double out = c.first_out_elements();
+  if (t == "Conv" || t == "QLinearConv" || t == "ConvInteger") {
+    // ONNX weight [Cout, Cin/groups, k...]; QLinearConv's weight is input 3.
+    const Tensor* wt = t == "QLinearConv" ? c.in(3) : w;
+    if (t == "Conv" && c.op.inputs.size() >= 3) bias = out;
+    return wt ? out * prod(wt->shape, 1) : 0;
+  }
+  if (t == "Convolution" || t == "DeformableConvolution") {
+    // OpenVINO weight [Cout, Cin, k...] (DeformableConvolution: weight is input 2).
+    const Tensor* wt = t == "DeformableConvolution" ? c.in(2) : w;
+    return wt ? out * prod(wt->shape, 1) : 0;
+  }
+  if (t == "GroupConvolution") return out * prod(w->shape, 2);  // [G, Cout/G, Cin/G, k...]
+  // Transposed convolutions: every input element scatters into Cout/groups * k outputs.
+  // ONNX ConvTranspose weight [Cin, Cout/groups, k...], OpenVINO ConvolutionBackpropData
+  // [Cin, Cout, k...], GroupConvolutionBackpropData [G, Cin/G, Cout/G, k...].
+  const double in = c.first_in_elements();
+  if (t == "ConvTranspose") {
+    if (c.op.inputs.size() >= 3) bias = out;
+    return in * prod(w->shape, 1);
+  }
+  if (t == "ConvolutionBackpropData") return in * prod(w->shape, 1);
+  if (t == "GroupConvolutionBackpropData") return in * prod(w->shape, 2);
+  return 0;
+}
+
+double matmul_macs(const CostContext& c, double& extra_flops) {
+  const std::string& t = c.op.type;
+  const Tensor* a = c.in(0);
+  const Tensor* b = c.in(1);
+  const double out = c.first_out_elements();
+  if (!a) return 0;
+  if (t == "ScaledDotProductAttention") {
+    // Q [..., L, E], K [..., S, E], V [..., S, Ev]: Q*K^T then P*V, softmax over [..., L, S].
+    const Tensor* v = c.in(2);
+    if (!b || a->shape.empty() || b->shape.size() < 2) return 0;
+    const double e = static_cast<double>(dim_or_1(a->shape.back()));
+    const double s = static_cast<double>(dim_or_1(b->shape[b->shape.size() - 2]));
+    const double scores = out / (c.out(0) && !c.out(0)->shape.empty() ? dim_or_1(c.out(0)->shape.back()) : 1) * s;
+    const double ev = v && !v->shape.empty() ? static_cast<double>(dim_or_1(v->shape.back())) : e;
+    extra_flops = kSoftmaxFlops * scores;
+    return scores * e + scores * ev;
+  }
+  if (t == "FullyConnected") {  // OpenVINO internal: [.., K] x weights [N, K]
+    return a->shape.empty() ? 0 : out * dim_or_1(a->shape.back());
+  }
+  bool trans_a = false;
+  if (t == "Gemm") {
+    trans_a = bool_attr(c.op, "transA");
+    if (c.op.inputs.size() >= 3) extra_flops = out;  // + C
+  } else {
+    trans_a = bool_attr(c.op, "transpose_a");  // OpenVINO MatMul; absent in ONNX MatMul
+  }
+  const Tensor* lhs = a;
+  if (lhs->shape.empty()) return 0;
+  std::int64_t k;
+  if (lhs->shape.size() == 1) {
+    k = lhs->shape[0];  // a vector: [K] x [K, N]
+  } else {
+    k = trans_a ? lhs->shape[lhs->shape.size() - 2] : lhs->shape.back();
+  }
+  return out * dim_or_1(k);
+}
+
+double pool_flops(const CostContext& c) {
+  const std::string& t = c.op.type;
+  if (t.rfind("Global", 0) == 0) return c.first_in_elements();
+  auto kernel = ints_attr(c.op, "kernel_shape");
+  if (kernel.empty()) kernel = ints_attr(c.op, "kernel");
+  double k = 1;
+  for (auto d : kernel) k *= static_cast<double>(std::max<std::int64_t>(d, 1));
+  if (kernel.empty()) {
+    // Adaptive / ROI pools and files without a kernel attribute: each input element is read once.
+    const double out = c.first_out_elements();
+    k = out > 0 ? std::max(1.0, c.first_in_elements() / out) : 1;
+  }
+  return c.first_out_elements() * k;
+}
+
+double elementwise_factor(const Op& op) {
+  if (is_composite_activation(op.type)) return kCompositeActivationFlops;
+  if (is_transcendental(op.type)) return kTranscendentalFlops;
+  if (op.type == "Resize" || op.type == "Interpolate" || op.type == "Upsample") {
+    std::string mode = op.attr_string("mode");
+    return mode.find("linear") != std::string::npos || mode.find("cubic") != std::string::npos ? 4 : 1;
+  }
+  return 1;
+}
+
+void compute(Graph& g, Op& op, std::set<std::string>& warned) {
+  const OpClass cls = classify(op.type);
+  const CostContext c{g, op};
+  double flops = 0, macs = 0;
+  switch (cls) {
+    case OpClass::conv: {
+      double bias = 0;
+      macs = conv_macs(c, bias);
+      flops = 2 * macs + bias;
+      break;
+    }
+    case OpClass::matmul: {
+      double extra = 0;
+      macs = matmul_macs(c, extra);
+      flops = 2 * macs + extra;
+      break;
+    }
+    case OpClass::pool: flops = pool_flops(c); break;
+    case OpClass::elementwise: flops = c.out_elements() * elementwise_factor(op); break;
+    case OpClass::normalization:
+      flops = c.first_out_elements() *
+              (op.type == "BatchNormalization" || op.type == "BatchNormInference" ? kBatchNormFlops : kLayerNormFlops);
+      break;
+    case OpClass::softmax: flops = kSoftmaxFlops * c.first_out_elements(); break;
+    case OpClass::reduce: flops = c.first_in_elements(); break;
+    case OpClass::data_movement:
+    case OpClass::free: flops = 0; break;
+    case OpClass::other:
+      if (!class_table().count(op.type) && warned.insert(op.type).second)
+        log::warn("op_costs.unknown:" + op.type,
+                  "unknown op type '" + op.type + "' (e.g. op '" + op.name +
+                      "'): costed as one FLOP per output element, class other");
+      flops = c.out_elements();
+      break;
+  }
+
+  if (op.flops <= 0) {
+    op.flops = flops;
+    op.macs = macs;
+  }
+  if (op.weight_bytes == 0) {
+    std::int64_t w = 0;
+    if (op.type == "Const" || op.type == "Constant") {
+      for (int t : op.outputs) w += g.tensor(t).bytes();
+    } else {
+      // Only initializers (no producer) are this op's own weights; a tensor made by a Const op
+      // is that op's weight already (OpenVINO), and counting it here too would double it.
+      for (int t : op.inputs)
+        if (g.tensor(t).is_constant && g.tensor(t).producer < 0) w += g.tensor(t).bytes();
+    }
+    op.weight_bytes = w;
+  }
+  if (op.bytes_accessed == 0 && cls != OpClass::free) {
+    std::int64_t b = op.weight_bytes;
+    for (int t : op.inputs)
+      if (!(g.tensor(t).is_constant && g.tensor(t).producer < 0)) b += g.tensor(t).bytes();
+    for (int t : op.outputs) b += g.tensor(t).bytes();
+    op.bytes_accessed = b;
+  }
+}
+
+}  // namespace
+
+const char* op_class_name(OpClass c) {
+  switch (c) {
+    case OpClass::conv: return "conv";
+    case OpClass::matmul: return "matmul";
+    case OpClass::pool: return "pool";
+    case OpClass::elementwise: return "elementwise";
+    case OpClass::normalization: return "normalization";
+    case OpClass::softmax: return "softmax";
+    case OpClass::reduce: return "reduce";
+    case OpClass::data_movement: return "data_movement";
+    case OpClass::free: return "free";
+    case OpClass::other: return "other";
+  }
+  return "other";
+}
+
+bool parse_op_class(const std::string& name, OpClass& out) {
+  for (OpClass c : {OpClass::conv, OpClass::matmul, OpClass::pool, OpClass::elementwise, OpClass::normalization,
+                    OpClass::softmax, OpClass::reduce, OpClass::data_movement, OpClass::free, OpClass::other}) {
+    if (name == op_class_name(c)) {
+      out = c;
+      return true;
+    }
+  }
+  return false;
+}
+
+OpClass classify(const std::string& op_type) {
+  const auto& t = class_table();
+  auto it = t.find(op_type);
+  return it == t.end() ? OpClass::other : it->second;
+}
+
+void annotate_costs(Graph& g) {
+  std::set<std::string> warned;
+  for (Op& op : g.mutable_ops()) compute(g, op, warned);
+}
+
+}  // namespace devplace

@@ -1,0 +1,82 @@
+#include "io/model.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "io/native_json.h"
+#include "io/onnx_import.h"
+#include "io/openvino_import.h"
+#include "io/tarnawski_import.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace devplace {
+
+std::map<std::string, std::string> bundled_models() {
+  const std::string dir = home_dir() + "/models/";
+  return {{"resnet50", dir + "resnet50.onnx"},
+          {"inception_v3", dir + "inception_v3.onnx"},
+          {"bert_base", dir + "bert_base.onnx"}};
+}
+
+std::pair<std::string, Shape> parse_input_binding(const std::string& text) {
+  auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    throw Error("", "", "input binding '" + text + "' must look like NAME=1,128");
+  Shape shape;
+  std::string dims = text.substr(eq + 1);
+  std::size_t pos = 0;
+  while (pos <= dims.size()) {
+    auto comma = dims.find(',', pos);
+    std::string d = dims.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    try {
+      std::size_t used = 0;
+      long long v = std::stoll(d, &used);
+      if (used != d.size() || v <= 0) throw std::invalid_argument(d);
+      shape.push_back(v);
+    } catch (const std::exception&) {
+      throw Error("", "", "input binding '" + text + "': dimension '" + d + "' is not a positive integer");
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return {text.substr(0, eq), shape};
+}
+
+Model load_model(const std::string& spec, const ImportOptions& options) {
+  std::string path = spec;
+  if (!file_exists(path)) {
+    auto bundled = bundled_models();
+    auto it = bundled.find(spec);
+    if (it == bundled.end()) {
+      std::string names;
+      for (auto& [n, f] : bundled) names += (names.empty() ? "" : ", ") + n;
+      throw Error(spec, "", "no such model file or bundled model (bundled: " + names + ")");
+    }
+    path = it->second;
+    if (!file_exists(path)) throw Error(path, "", "bundled model file is missing from this installation");
+  }
+  const std::string ext = std::filesystem::path(path).extension().string();
+  Model m;
+  if (ext == ".onnx") {
+    m.graph = import_onnx(path, options);
+  } else if (ext == ".xml") {
+    m.graph = import_openvino(path, options);
+  } else if (ext == ".json") {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(read_file(path));
+    } catch (const nlohmann::json::exception& e) {
+      throw Error(path, "", std::string("invalid JSON: ") + e.what());
+    }
+    if (looks_like_tarnawski(j))
+      m = tarnawski_from_json(j, path);
+    else
+      m.graph = graph_from_json(j, path);
+  } else {
+    throw Error(path, "", "unknown model format '" + ext + "' (expected .onnx, .xml or .json)");
+  }
+  return m;
+}
+
+}  // namespace devplace

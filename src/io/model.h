@@ -1,0 +1,37 @@
+// Model: what an importer produces. A graph, and for files that carry them (the cost graphs of
+// Tarnawski et al.), the file's own devices and measured costs, so such a file works without
+// --cluster. load_model() picks the importer by extension and content.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "cost/cluster.h"
+#include "cost/cost_table.h"
+#include "graph/graph.h"
+
+namespace devplace {
+
+struct ImportOptions {
+  // Shapes for graph inputs with dynamic dims, e.g. {"input_ids", {1, 128}}.
+  std::map<std::string, Shape> input_shapes;
+};
+
+struct Model {
+  Graph graph;                       // finalized, costs annotated
+  std::optional<Cluster> cluster;    // devices the file itself defines
+  std::optional<CostTable> costs;    // costs the file itself defines
+};
+
+// `spec` is a path (.onnx, .xml, .json) or a bundled name (resnet50, inception_v3, bert_base).
+// Throws Error naming the file (and node) for anything malformed.
+Model load_model(const std::string& spec, const ImportOptions& options = {});
+
+// Bundled model names and their files (under models/ of the source tree or $DEVPLACE_HOME).
+std::map<std::string, std::string> bundled_models();
+
+// Parses "name=1,128" into a binding; throws Error on bad syntax.
+std::pair<std::string, Shape> parse_input_binding(const std::string& text);
+
+}  // namespace devplace

@@ -1,0 +1,195 @@
+#include "io/onnx_import.h"
+
+#include <exception>
+#include <filesystem>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "graph/op_costs.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/log.h"
+
+namespace devplace {
+namespace {
+
+DType to_dtype(int onnx_type) {
+  switch (onnx_type) {
+    case onnx::TensorProto::FLOAT: return DType::f32;
+    case onnx::TensorProto::FLOAT16: return DType::f16;
+    case onnx::TensorProto::BFLOAT16: return DType::bf16;
+    case onnx::TensorProto::DOUBLE: return DType::f64;
+    case onnx::TensorProto::INT8: return DType::i8;
+    case onnx::TensorProto::UINT8: return DType::u8;
+    case onnx::TensorProto::INT16: return DType::i16;
+    case onnx::TensorProto::INT32: return DType::i32;
+    case onnx::TensorProto::INT64: return DType::i64;
+    case onnx::TensorProto::BOOL: return DType::boolean;
+    default: return DType::unknown;
+  }
+}
+
+// Shape and dtype of a value_info; `has_rank` false when the type carries no shape at all.
+struct TypeInfo {
+  Shape shape;
+  DType dtype = DType::unknown;
+  bool has_rank = false;
+};
+
+TypeInfo type_info(const onnx::ValueInfoProto& vi) {
+  TypeInfo info;
+  if (!vi.type().has_tensor_type()) return info;
+  const auto& tt = vi.type().tensor_type();
+  info.dtype = to_dtype(tt.elem_type());
+  if (!tt.has_shape()) return info;
+  info.has_rank = true;
+  for (const auto& d : tt.shape().dim())
+    info.shape.push_back(d.has_dim_value() && d.dim_value() >= 0 ? d.dim_value() : kUnknownDim);
+  return info;
+}
+
+// Converts the attribute kinds Op::attrs can hold; returns false for the others.
+bool convert_attr(const onnx::AttributeProto& a, AttrValue& out) {
+  switch (a.type()) {
+    case onnx::AttributeProto::INT: out = static_cast<std::int64_t>(a.i()); return true;
+    case onnx::AttributeProto::FLOAT: out = static_cast<double>(a.f()); return true;
+    case onnx::AttributeProto::STRING: out = a.s(); return true;
+    case onnx::AttributeProto::INTS: out = std::vector<std::int64_t>(a.ints().begin(), a.ints().end()); return true;
+    case onnx::AttributeProto::FLOATS: out = std::vector<double>(a.floats().begin(), a.floats().end()); return true;
+    default: return false;  // tensors, graphs, sparse tensors, type protos: not needed for costs
+  }
+}
+
+void apply_bindings(onnx::ModelProto& model, const ImportOptions& opts, const std::string& source) {
+  if (opts.input_shapes.empty()) return;
+  auto* graph = model.mutable_graph();
+  std::unordered_set<std::string> initializers;
+  for (const auto& init : graph->initializer()) initializers.insert(init.name());
+  std::string names;
+  for (const auto& in : graph->input())
+    if (!initializers.count(in.name())) names += (names.empty() ? "" : ", ") + in.name();
+  for (const auto& [name, shape] : opts.input_shapes) {
+    onnx::ValueInfoProto* target = nullptr;
+    for (auto& in : *graph->mutable_input())
+      if (in.name() == name && !initializers.count(name)) target = &in;
+    if (!target) throw Error(source, "", "input binding '" + name + "' names no graph input (inputs: " + names + ")");
+    auto* tt = target->mutable_type()->mutable_tensor_type();
+    if (tt->has_shape() && tt->shape().dim_size() != static_cast<int>(shape.size()))
+      throw Error(source, "", "input binding '" + name + "' has rank " + std::to_string(shape.size()) +
+                                  " but the graph input has rank " + std::to_string(tt->shape().dim_size()));
+    auto* s = tt->mutable_shape();
+    s->clear_dim();
+    for (auto d : shape) {
+      if (d <= 0) throw Error(source, "", "input binding '" + name + "' has a non-positive dim " + std::to_string(d));
+      s->add_dim()->set_dim_value(d);
+    }
+  }
+  // Shapes the file recorded for the old input shapes would contradict the new ones.
+  graph->clear_value_info();
+  for (auto& out : *graph->mutable_output()) out.mutable_type()->mutable_tensor_type()->clear_shape();
+}
+
+}  // namespace
+
+Graph import_onnx(const std::string& path, const ImportOptions& opts) {
+  return import_onnx_bytes(read_file(path), path, opts);
+}
+
+Graph import_onnx_bytes(const std::string& bytes, const std::string& source, const ImportOptions& opts) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) throw Error(source, "", "not a valid ONNX model: protobuf parsing failed (truncated or corrupt file?)");
+  if (!model.has_graph() || model.graph().node_size() == 0)
+    throw Error(source, "", "not a valid ONNX model: it has no graph nodes");
+  if (model.ir_version() <= 0) throw Error(source, "", "not a valid ONNX model: missing ir_version");
+
+  apply_bindings(model, opts, source);
+  try {
+    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0, /*data_prop=*/true);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    throw Error(source, "", std::string("shape inference failed: ") + e.what());
+  }
+
+  const onnx::GraphProto& gp = model.graph();
+  std::string stem = std::filesystem::path(source).stem().string();
+  Graph g(stem.empty() ? gp.name() : stem, source);
+
+  // Everything we know about each named value.
+  std::unordered_map<std::string, TypeInfo> infos;
+  for (const auto& vi : gp.input()) infos[vi.name()] = type_info(vi);
+  for (const auto& vi : gp.value_info()) infos[vi.name()] = type_info(vi);
+  for (const auto& vi : gp.output()) {
+    TypeInfo t = type_info(vi);
+    if (t.has_rank || !infos.count(vi.name())) infos[vi.name()] = t;
+  }
+  std::unordered_map<std::string, const onnx::TensorProto*> initializers;
+  for (const auto& init : gp.initializer()) initializers[init.name()] = &init;
+
+  std::set<std::string> taken;
+  for (int i = 0; i < gp.node_size(); ++i) {
+    const auto& node = gp.node(i);
+    Op op;
+    op.type = node.op_type();
+    op.name = node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
+    if (taken.count(op.name)) {
+      std::string unique = op.name + "#" + std::to_string(i);
+      log::warn("onnx.duplicate_node_name", source + ": node name '" + op.name + "' is used twice; renamed '" + unique +
+                                                "' (later duplicates likewise)");
+      op.name = unique;
+    }
+    taken.insert(op.name);
+    for (const auto& a : node.attribute()) {
+      AttrValue v;
+      if (convert_attr(a, v)) op.attrs[a.name()] = std::move(v);
+    }
+    for (const auto& in : node.input())
+      if (!in.empty()) op.inputs.push_back(g.tensor_id(in));
+    for (const auto& out : node.output())
+      if (!out.empty()) op.outputs.push_back(g.tensor_id(out));
+    if (op.outputs.empty()) throw Error(source, op.name, "node has no outputs");
+    g.add_op(std::move(op));
+  }
+  for (const auto& vi : gp.input())
+    if (!initializers.count(vi.name())) g.tensor(g.tensor_id(vi.name())).is_graph_input = true;
+  for (const auto& vi : gp.output()) g.tensor(g.tensor_id(vi.name())).is_graph_output = true;
+
+  // Shapes and dtypes; initializers win (their dims are authoritative even without data).
+  static const char* kKinds[] = {"graph input", "intermediate tensor", "graph output"};
+  static const char* kKeys[] = {"input", "intermediate", "output"};
+  for (int id = 0; id < g.num_tensors(); ++id) {
+    Tensor& t = g.tensor(id);
+    if (auto it = initializers.find(t.name); it != initializers.end()) {
+      t.is_constant = true;
+      t.shape.assign(it->second->dims().begin(), it->second->dims().end());
+      t.dtype = to_dtype(it->second->data_type());
+      continue;
+    }
+    const int k = t.is_graph_input ? 0 : t.is_graph_output ? 2 : 1;
+    const char* kind = kKinds[k];
+    auto it = infos.find(t.name);
+    if (it == infos.end() || !it->second.has_rank) {
+      t.shape = {kUnknownDim};
+      if (it != infos.end()) t.dtype = it->second.dtype;
+      log::warn(std::string("onnx.unknown_rank.") + kKeys[k],
+                source + ": " + kind + " '" + t.name + "' has an unknown shape; it counts as one element " +
+                    "(bind the graph inputs, e.g. --input NAME=1,128)");
+      continue;
+    }
+    t.shape = it->second.shape;
+    t.dtype = it->second.dtype;
+    if (!t.shape_known())
+      log::warn(std::string("onnx.unknown_dim.") + kKeys[k],
+                source + ": " + kind + " '" + t.name + "' has unknown dims " + shape_to_string(t.shape) +
+                    "; each counts as 1 (bind the graph inputs, e.g. --input NAME=1,128)");
+  }
+
+  g.finalize();
+  annotate_costs(g);
+  return g;
+}
+
+}  // namespace devplace

@@ -1,0 +1,174 @@
+#include "io/onnx_import.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include <onnx/onnx_pb.h>
+
+#include "graph/op_costs.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace devplace {
+namespace {
+
+std::string bundled(const std::string& name) { return home_dir() + "/models/" + name + ".onnx"; }
+
+// Convention of these checks: published "GMACs" figures count the multiply-accumulates of
+// Conv / MatMul / Gemm only (1 MAC = 2 FLOPs); Op::macs holds exactly those.
+double total_gmacs(const Graph& g) {
+  double macs = 0;
+  for (const Op& op : g.ops()) macs += op.macs;
+  return macs / 1e9;
+}
+
+void expect_well_formed(const Graph& g) {
+  ASSERT_TRUE(g.finalized());
+  for (const Op& op : g.ops()) EXPECT_NE(op.type, "Identity") << op.name;
+  for (const Tensor& t : g.tensors()) EXPECT_TRUE(t.shape_known()) << t.name << " " << shape_to_string(t.shape);
+}
+
+TEST(OnnxImport, ResNet50) {
+  Graph g = import_onnx(bundled("resnet50"));
+  expect_well_formed(g);
+  EXPECT_EQ(g.name(), "resnet50");
+  EXPECT_NEAR(total_gmacs(g), 4.1, 4.1 * 0.03);
+  int convs = 0;
+  for (const Op& op : g.ops()) convs += op.type == "Conv";
+  EXPECT_EQ(convs, 53);
+  const Tensor& in = g.tensor(g.find_tensor("input"));
+  EXPECT_TRUE(in.is_graph_input);
+  EXPECT_EQ(in.shape, (Shape{1, 3, 224, 224}));
+}
+
+TEST(OnnxImport, InceptionV3) {
+  Graph g = import_onnx(bundled("inception_v3"));
+  expect_well_formed(g);
+  EXPECT_NEAR(total_gmacs(g), 5.7, 5.7 * 0.03);
+}
+
+TEST(OnnxImport, BertBase) {
+  Graph g = import_onnx(bundled("bert_base"));
+  expect_well_formed(g);
+  EXPECT_NEAR(total_gmacs(g), 11.2, 11.2 * 0.03);
+  const Tensor& ids = g.tensor(g.find_tensor("input_ids"));
+  EXPECT_EQ(ids.dtype, DType::i64);
+  EXPECT_EQ(ids.shape, (Shape{1, 128}));
+  int outputs = 0, weights = 0;
+  for (const Tensor& t : g.tensors()) {
+    outputs += t.is_graph_output;
+    weights += t.is_constant;
+  }
+  EXPECT_EQ(outputs, 1);
+  EXPECT_GT(weights, 190);  // stripped initializers keep their dims
+  const Tensor& word = g.tensor(g.find_tensor("word.weight"));
+  EXPECT_TRUE(word.is_constant);
+  EXPECT_EQ(word.shape, (Shape{30522, 768}));
+}
+
+TEST(OnnxImport, InputBindingChangesSequenceLength) {
+  ImportOptions opts;
+  opts.input_shapes["input_ids"] = {1, 256};
+  Graph g = import_onnx(bundled("bert_base"), opts);
+  expect_well_formed(g);
+  // Per layer at S=256: Q,K,V,O projections 4*S*768*768, FFN 2*S*768*3072, attention 2*S*S*768.
+  const double s = 256;
+  const double expected = 12 * (4 * s * 768 * 768 + 2 * s * 768 * 3072 + 2 * s * s * 768);
+  EXPECT_NEAR(total_gmacs(g) * 1e9, expected, expected * 1e-9);
+  for (const Tensor& t : g.tensors())
+    if (t.is_graph_output) EXPECT_EQ(t.shape, (Shape{1, 256, 768}));
+}
+
+TEST(OnnxImport, BadBindingNamesTheInput) {
+  ImportOptions opts;
+  opts.input_shapes["no_such_input"] = {1, 8};
+  try {
+    import_onnx(bundled("bert_base"), opts);
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no_such_input"), std::string::npos) << e.what();
+  }
+}
+
+TEST(OnnxImport, TruncatedFileIsAnErrorNamingTheFile) {
+  const std::string bytes = read_file(bundled("resnet50")).substr(0, 100);
+  const std::string path = (std::filesystem::temp_directory_path() / "devplace_truncated_test.onnx").string();
+  write_file_atomic(path, bytes);
+  try {
+    import_onnx(path);
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    EXPECT_NE(e.reason().find("not a valid ONNX model"), std::string::npos) << e.what();
+  }
+  std::remove(path.c_str());
+}
+
+// x [2,3] -> Relu (unnamed) -> MatMul "mm" with initializer w [3,4] (data stripped) -> y.
+onnx::ModelProto tiny_model() {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto add_value = [](onnx::ValueInfoProto* v, const std::string& name, std::vector<std::int64_t> dims) {
+    v->set_name(name);
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+  };
+  add_value(g->add_input(), "x", {2, 3});
+  add_value(g->add_output(), "y", {2, 4});
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(3);
+  w->add_dims(4);
+  auto* relu = g->add_node();
+  relu->set_op_type("Relu");
+  relu->add_input("x");
+  relu->add_output("r");
+  auto* mm = g->add_node();
+  mm->set_op_type("MatMul");
+  mm->set_name("mm");
+  mm->add_input("r");
+  mm->add_input("w");
+  mm->add_output("y");
+  auto* attr = mm->add_attribute();  // not a real MatMul attribute; only checks the copy
+  attr->set_name("note");
+  attr->set_type(onnx::AttributeProto::INTS);
+  attr->add_ints(7);
+  return m;
+}
+
+TEST(OnnxImport, TinyModelMapping) {
+  Graph g = import_onnx_bytes(tiny_model().SerializeAsString(), "tiny.onnx");
+  ASSERT_EQ(g.num_ops(), 2);
+  EXPECT_EQ(g.op(0).name, "Relu_0");  // generated from type and node index
+  const Op& mm = g.op(g.find_op("mm"));
+  EXPECT_EQ(mm.attr_ints("note"), (std::vector<std::int64_t>{7}));
+  EXPECT_DOUBLE_EQ(mm.macs, 2 * 4 * 3);
+  EXPECT_EQ(mm.weight_bytes, 3 * 4 * 4);
+  EXPECT_EQ(g.tensor(g.find_tensor("r")).shape, (Shape{2, 3}));  // inferred
+  EXPECT_TRUE(g.tensor(g.find_tensor("w")).is_constant);
+  EXPECT_FALSE(g.tensor(g.find_tensor("w")).is_graph_input);
+  EXPECT_TRUE(g.tensor(g.find_tensor("y")).is_graph_output);
+  EXPECT_EQ(g.num_edges(), 1u);
+}
+
+TEST(OnnxImport, DanglingInputNamesFileAndNode) {
+  onnx::ModelProto m = tiny_model();
+  m.mutable_graph()->mutable_node(1)->set_input(0, "nowhere");
+  try {
+    import_onnx_bytes(m.SerializeAsString(), "tiny.onnx");
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.file(), "tiny.onnx");
+    EXPECT_EQ(e.node(), "mm");
+  }
+}
+
+}  // namespace
+}  // namespace devplace

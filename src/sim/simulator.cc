@@ -1,0 +1,291 @@
+#include "sim/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "util/error.h"
+
+namespace devplace {
+
+std::int64_t Schedule::total_overflow() const {
+  std::int64_t s = 0;
+  for (auto o : overflow) s += o;
+  return s;
+}
+
+namespace {
+
+
+// Min-heap order: earlier first; at equal times finishes before readies (a device freed at t
+// can take an op that became ready at t), then lower op index.
+struct EventLater {
+  template <class Event>
+  bool operator()(const Event& a, const Event& b) const {
+    if (a.time != b.time) return a.time > b.time;
+    if (a.ready != b.ready) return a.ready;
+    return a.op > b.op;
+  }
+};
+
+struct QueueLater {
+  template <class Entry>
+  bool operator()(const Entry& a, const Entry& b) const {
+    return a.ready != b.ready ? a.ready > b.ready : a.op > b.op;
+  }
+};
+
+std::string mib(std::int64_t bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / 1048576.0);
+  return buf;
+}
+
+}  // namespace
+
+Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num_ops()), D_(problem.num_devices()) {
+  const Graph& g = problem.graph();
+  const int T = g.num_tensors();
+  producer_.resize(T);
+  act_bytes_.resize(T);
+  for (int t = 0; t < T; ++t) {
+    producer_[t] = g.tensor(t).producer;
+    act_bytes_[t] = problem.tensor_resident(t) ? 0 : problem.tensor_bytes(t);
+  }
+  in_off_.assign(n_ + 1, 0);
+  out_off_.assign(n_ + 1, 0);
+  for (int i = 0; i < n_; ++i) {
+    const Op& op = g.op(i);
+    std::vector<int> ins;
+    for (int t : op.inputs)
+      if (producer_[t] >= 0) ins.push_back(t);
+    std::sort(ins.begin(), ins.end());
+    ins.erase(std::unique(ins.begin(), ins.end()), ins.end());
+    in_tensor_.insert(in_tensor_.end(), ins.begin(), ins.end());
+    in_off_[i + 1] = static_cast<int>(in_tensor_.size());
+    out_tensor_.insert(out_tensor_.end(), op.outputs.begin(), op.outputs.end());
+    out_off_[i + 1] = static_cast<int>(out_tensor_.size());
+  }
+  cons_off_.assign(T + 1, 0);
+  for (int t = 0; t < T; ++t) {
+    const auto& c = g.tensor(t).consumers;
+    cons_op_.insert(cons_op_.end(), c.begin(), c.end());
+    cons_off_[t + 1] = static_cast<int>(cons_op_.size());
+  }
+  pending_.resize(n_);
+  ready_time_.resize(n_);
+  op_start_.resize(n_);
+  op_end_.resize(n_);
+  link_free_.resize(static_cast<std::size_t>(D_) * D_);
+  arrival_.resize(D_);
+}
+
+void Simulator::check(const Placement& p) const {
+  const Graph& g = problem_.graph();
+  if (static_cast<int>(p.size()) != n_)
+    throw Error(g.source(), "", "placement has " + std::to_string(p.size()) + " entries for " + std::to_string(n_) + " ops");
+  for (int i = 0; i < n_; ++i)
+    if (p[i] < 0 || p[i] >= D_)
+      throw Error(g.source(), g.op(i).name, "placed on device index " + std::to_string(p[i]) + " of " + std::to_string(D_));
+}
+
+bool Simulator::simulate(const Placement& p, int& bad_op) {
+  for (int i = 0; i < n_; ++i)
+    if (std::isinf(problem_.op_time(i, p[i]))) {
+      bad_op = i;
+      return false;
+    }
+  auto& events = events_;
+  auto& queues = queues_;
+  auto& busy = busy_;
+  events.clear();
+  queues.resize(D_);
+  for (auto& q : queues) q.clear();
+  busy.assign(D_, 0);
+  std::fill(link_free_.begin(), link_free_.end(), 0.0);
+  transfers_.clear();
+  for (int i = 0; i < n_; ++i) {
+    pending_[i] = in_off_[i + 1] - in_off_[i];
+    ready_time_[i] = 0;
+    if (pending_[i] == 0) events.push_back({0.0, i, true});
+  }
+  std::make_heap(events.begin(), events.end(), EventLater{});
+
+  auto dispatch = [&](int d, double now) {
+    if (busy[d] || queues[d].empty()) return;
+    std::pop_heap(queues[d].begin(), queues[d].end(), QueueLater{});
+    int op = queues[d].back().op;
+    queues[d].pop_back();
+    busy[d] = 1;
+    op_start_[op] = now;
+    op_end_[op] = now + problem_.op_time(op, d);
+    events.push_back({op_end_[op], op, false});
+    std::push_heap(events.begin(), events.end(), EventLater{});
+  };
+
+  while (!events.empty()) {
+    std::pop_heap(events.begin(), events.end(), EventLater{});
+    const Event e = events.back();
+    events.pop_back();
+    const int d = p[e.op];
+    if (e.ready) {
+      queues[d].push_back({e.time, e.op});
+      std::push_heap(queues[d].begin(), queues[d].end(), QueueLater{});
+      dispatch(d, e.time);
+      continue;
+    }
+    busy[d] = 0;
+    const double now = e.time;
+    for (int k = out_off_[e.op]; k < out_off_[e.op + 1]; ++k) {
+      const int t = out_tensor_[k];
+      // Each destination device receives the tensor once, at arrival_[dst].
+      std::fill(arrival_.begin(), arrival_.end(), -1.0);
+      arrival_[d] = now;
+      for (int c = cons_off_[t]; c < cons_off_[t + 1]; ++c) {
+        const int op = cons_op_[c];
+        const int dst = p[op];
+        if (arrival_[dst] < 0) {
+          double& free_at = link_free_[d * D_ + dst];
+          const double start = std::max(now, free_at);
+          free_at = start + problem_.transfer_time(t, d, dst);
+          arrival_[dst] = free_at;
+          transfers_.push_back({t, d, dst, start, free_at});
+        }
+        ready_time_[op] = std::max(ready_time_[op], arrival_[dst]);
+        if (--pending_[op] == 0) {
+          events.push_back({ready_time_[op], op, true});
+          std::push_heap(events.begin(), events.end(), EventLater{});
+        }
+      }
+    }
+    dispatch(d, now);
+  }
+  return true;
+}
+
+bool Simulator::memory(const Placement& p, std::vector<std::int64_t>& peak, std::vector<std::int64_t>& overflow,
+                       bool exact) {
+  auto& weights = mem_weights_;
+  auto& upper = mem_upper_;
+  weights.assign(D_, 0);
+  upper.assign(D_, 0);
+  for (int i = 0; i < n_; ++i) weights[p[i]] += problem_.weight_bytes(i);
+  for (int i = 0; i < n_; ++i)
+    for (int k = out_off_[i]; k < out_off_[i + 1]; ++k) upper[p[i]] += act_bytes_[out_tensor_[k]];
+  for (const auto& tr : transfers_) upper[tr.dst] += problem_.tensor_bytes(tr.tensor);
+  peak.assign(D_, 0);
+  overflow.assign(D_, 0);
+  bool fits_upper = true;
+  for (int d = 0; d < D_; ++d) {
+    const auto cap = problem_.cluster().devices[d].memory_bytes;
+    if (cap > 0 && weights[d] + upper[d] > cap) fits_upper = false;
+  }
+  // If even keeping every activation alive fits, the sweep below cannot find an overflow.
+  if (fits_upper && !exact) return true;
+
+  // Sweep allocation and release events in time order (releases first at equal times).
+  struct Delta {
+    double time;
+    std::int64_t bytes;
+    int device;
+  };
+  std::vector<Delta> deltas;
+  deltas.reserve(2 * (out_tensor_.size() + transfers_.size()));
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> release(D_);
+  std::vector<char> holds(D_);
+  // Transfers are grouped per tensor to find when the source copy may be released.
+  std::vector<std::vector<const TransferSpan*>> sends(problem_.graph().num_tensors());
+  for (const auto& tr : transfers_) sends[tr.tensor].push_back(&tr);
+  for (int i = 0; i < n_; ++i)
+    for (int k = out_off_[i]; k < out_off_[i + 1]; ++k) {
+      const int t = out_tensor_[k];
+      const std::int64_t b = act_bytes_[t];
+      if (b == 0) continue;
+      std::fill(release.begin(), release.end(), 0.0);
+      std::fill(holds.begin(), holds.end(), 0);
+      const int src = p[i];
+      holds[src] = 1;
+      deltas.push_back({op_start_[i], b, src});
+      for (const TransferSpan* tr : sends[t]) {
+        holds[tr->dst] = 1;
+        deltas.push_back({tr->start, b, tr->dst});
+        release[src] = std::max(release[src], tr->end);
+      }
+      bool consumed = false;
+      for (int c = cons_off_[t]; c < cons_off_[t + 1]; ++c) {
+        const int op = cons_op_[c];
+        release[p[op]] = std::max(release[p[op]], op_end_[op]);
+        consumed = true;
+      }
+      if (!consumed) release[src] = inf;  // a graph output stays until the end
+      for (int dd = 0; dd < D_; ++dd)
+        if (holds[dd] && release[dd] < inf) deltas.push_back({std::max(release[dd], op_end_[i]), -b, dd});
+    }
+  std::sort(deltas.begin(), deltas.end(), [](const Delta& a, const Delta& b) {
+    return a.time != b.time ? a.time < b.time : a.bytes < b.bytes;
+  });
+  std::vector<std::int64_t> live(D_, 0), max_live(D_, 0);
+  for (const auto& dl : deltas) {
+    live[dl.device] += dl.bytes;
+    max_live[dl.device] = std::max(max_live[dl.device], live[dl.device]);
+  }
+  bool ok = true;
+  for (int d = 0; d < D_; ++d) {
+    peak[d] = weights[d] + max_live[d];
+    const auto cap = problem_.cluster().devices[d].memory_bytes;
+    if (cap > 0 && peak[d] > cap) {
+      overflow[d] = peak[d] - cap;
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+double Simulator::makespan(const Placement& p) {
+  check(p);
+  int bad = -1;
+  if (!simulate(p, bad)) return kInfeasibleTime;
+  if (!memory(p, peak_scratch_, overflow_scratch_, false)) return kInfeasibleTime;
+  double m = 0;
+  for (int i = 0; i < n_; ++i) m = std::max(m, op_end_[i]);
+  for (const auto& tr : transfers_) m = std::max(m, tr.end);
+  return m;
+}
+
+Schedule Simulator::run(const Placement& p) {
+  check(p);
+  Schedule s;
+  const Graph& g = problem_.graph();
+  const Cluster& c = problem_.cluster();
+  int bad = -1;
+  if (!simulate(p, bad)) {
+    s.feasible = false;
+    s.makespan = kInfeasibleTime;
+    s.infeasible_reason = "op '" + g.op(bad).name + "' (" + g.op(bad).type + ") cannot run on device '" +
+                          c.devices[p[bad]].name + "'";
+    return s;
+  }
+  s.ops.resize(n_);
+  s.busy.assign(D_, 0);
+  for (int i = 0; i < n_; ++i) {
+    s.ops[i] = {op_start_[i], op_end_[i], p[i]};
+    s.busy[p[i]] += op_end_[i] - op_start_[i];
+    s.makespan = std::max(s.makespan, op_end_[i]);
+  }
+  for (const auto& tr : transfers_) s.makespan = std::max(s.makespan, tr.end);
+  s.transfers = transfers_;
+  if (!memory(p, s.peak_memory, s.overflow, true)) {
+    s.feasible = false;
+    for (int d = 0; d < D_; ++d)
+      if (s.overflow[d] > 0) {
+        if (!s.infeasible_reason.empty()) s.infeasible_reason += "; ";
+        s.infeasible_reason += "device '" + c.devices[d].name + "' needs " + mib(s.peak_memory[d]) + " but has " +
+                               mib(c.devices[d].memory_bytes) + " (over by " + mib(s.overflow[d]) + ")";
+      }
+  }
+  return s;
+}
+
+}  // namespace devplace

@@ -1,0 +1,178 @@
+// Hand-computed schedules on small DAGs, with op and transfer times fixed by a cost table so
+// every start and end below can be checked with pencil and paper.
+#include "sim/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "util/error.h"
+
+namespace devplace {
+namespace {
+
+// Two devices "cpu" (host) and "gpu"; table transfer costs apply per host crossing.
+Cluster two_devices(std::int64_t gpu_memory = 0) {
+  Cluster c;
+  c.name = "test";
+  Device cpu;
+  cpu.name = "cpu";
+  Device gpu;
+  gpu.name = "gpu";
+  gpu.kind = "gpu";
+  gpu.memory_bytes = gpu_memory;
+  c.devices = {cpu, gpu};
+  c.set_link({0, 1, 1e9, 0});
+  c.set_link({1, 0, 1e9, 0});
+  return c;
+}
+
+struct Builder {
+  Graph g{"test"};
+  CostTable table;
+  // Adds op `name` consuming the outputs of `inputs`, with times on cpu and gpu, an output
+  // transfer cost, and optional weights.
+  void op(const std::string& name, std::vector<std::string> inputs, double cpu, double gpu, double transfer = 0.5,
+          std::int64_t weights = 0, std::int64_t out_bytes = 100) {
+    Op o;
+    o.name = name;
+    o.type = "Test";
+    for (auto& in : inputs) o.inputs.push_back(g.tensor_id(in + ":0"));
+    int out = g.tensor_id(name + ":0");
+    g.tensor(out).fixed_bytes = out_bytes;
+    o.outputs = {out};
+    o.weight_bytes = weights;
+    g.add_op(o);
+    table.op_time[name] = {{"cpu", cpu}, {"gpu", gpu}};
+    table.transfer_time[name + ":0"] = transfer;
+  }
+};
+
+Placement place(const Graph& g, const std::map<std::string, int>& where) {
+  Placement p(g.num_ops(), 0);
+  for (auto& [n, d] : where) p[g.find_op(n)] = d;
+  return p;
+}
+
+TEST(Simulator, ChainWithTransfersBothWays) {
+  Builder b;
+  b.op("A", {}, 1, 2);
+  b.op("B", {"A"}, 3, 1);
+  b.op("C", {"B"}, 1, 1);
+  b.g.finalize();
+  Problem pb(b.g, two_devices(), &b.table);
+  Simulator sim(pb);
+  Schedule s = sim.run(place(b.g, {{"B", 1}}));
+  ASSERT_TRUE(s.feasible);
+  // A on cpu [0,1]; A's output crosses [1,1.5]; B on gpu [1.5,2.5]; back [2.5,3]; C [3,4].
+  EXPECT_DOUBLE_EQ(s.ops[b.g.find_op("B")].start, 1.5);
+  EXPECT_DOUBLE_EQ(s.ops[b.g.find_op("C")].start, 3.0);
+  EXPECT_DOUBLE_EQ(s.makespan, 4.0);
+  ASSERT_EQ(s.transfers.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.transfers[1].start, 2.5);
+  EXPECT_DOUBLE_EQ(s.busy[0], 2.0);
+  EXPECT_DOUBLE_EQ(s.busy[1], 1.0);
+  EXPECT_DOUBLE_EQ(sim.makespan(place(b.g, {{"B", 1}})), 4.0);
+  // All on cpu: 1 + 3 + 1, no transfers.
+  EXPECT_DOUBLE_EQ(sim.makespan(place(b.g, {})), 5.0);
+}
+
+TEST(Simulator, DiamondRunsBranchesInParallel) {
+  Builder b;
+  b.op("A", {}, 1, 1);
+  b.op("B", {"A"}, 2, 2);
+  b.op("C", {"A"}, 2, 2);
+  b.op("D", {"B", "C"}, 1, 1);
+  b.g.finalize();
+  Problem pb(b.g, two_devices(), &b.table);
+  Simulator sim(pb);
+  // One device: 1 + 2 + 2 + 1.
+  EXPECT_DOUBLE_EQ(sim.makespan(place(b.g, {})), 6.0);
+  // C on gpu: A [0,1]; B cpu [1,3]; A->gpu [1,1.5], C [1.5,3.5]; C->cpu [3.5,4]; D [4,5].
+  Schedule s = sim.run(place(b.g, {{"C", 1}}));
+  EXPECT_DOUBLE_EQ(s.ops[b.g.find_op("C")].end, 3.5);
+  EXPECT_DOUBLE_EQ(s.ops[b.g.find_op("D")].start, 4.0);
+  EXPECT_DOUBLE_EQ(s.makespan, 5.0);
+}
+
+TEST(Simulator, ForkTransfersQueueOnOneLink) {
+  Builder b;
+  b.op("A", {}, 1, 1, 1.0);
+  b.op("X", {}, 1, 1, 1.0);
+  b.op("B", {"A"}, 1, 1);
+  b.op("C", {"X"}, 1, 1);
+  b.g.finalize();
+  Problem pb(b.g, two_devices(), &b.table);
+  Simulator sim(pb);
+  // A [0,1] and X [1,2] on cpu; A's tensor crosses [1,2], X's waits for the link until 2: [2,3].
+  // B on gpu [2,3]; C on gpu [3,4].
+  Schedule s = sim.run(place(b.g, {{"B", 1}, {"C", 1}}));
+  ASSERT_EQ(s.transfers.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.transfers[0].start, 1.0);
+  EXPECT_DOUBLE_EQ(s.transfers[1].start, 2.0);
+  EXPECT_DOUBLE_EQ(s.transfers[1].end, 3.0);
+  EXPECT_DOUBLE_EQ(s.ops[b.g.find_op("C")].start, 3.0);
+  EXPECT_DOUBLE_EQ(s.makespan, 4.0);
+}
+
+TEST(Simulator, TensorIsSentOncePerDestinationDevice) {
+  Builder b;
+  b.op("A", {}, 1, 1, 1.0);
+  b.op("B", {"A"}, 1, 1);
+  b.op("C", {"A"}, 1, 1);
+  b.g.finalize();
+  Problem pb(b.g, two_devices(), &b.table);
+  Simulator sim(pb);
+  Schedule s = sim.run(place(b.g, {{"B", 1}, {"C", 1}}));
+  EXPECT_EQ(s.transfers.size(), 1u);
+  // Both consumers wait for the single copy at 2, then share the gpu: 2..3, 3..4.
+  EXPECT_DOUBLE_EQ(s.makespan, 4.0);
+}
+
+TEST(Simulator, MemoryOverflowNamesDeviceAndAmount) {
+  Builder b;
+  b.op("A", {}, 1, 1, 0.5, 600);
+  b.op("B", {"A"}, 1, 1, 0.5, 600);
+  b.g.finalize();
+  Problem pb(b.g, two_devices(1000), &b.table);
+  Simulator sim(pb);
+  Schedule s = sim.run(place(b.g, {{"A", 1}, {"B", 1}}));
+  EXPECT_FALSE(s.feasible);
+  EXPECT_NE(s.infeasible_reason.find("'gpu'"), std::string::npos);
+  // 1200 of weights; while B runs, its input (100) and its output (100) are both live.
+  EXPECT_EQ(s.peak_memory[1], 1400);
+  EXPECT_EQ(s.overflow[1], 400);
+  EXPECT_TRUE(std::isinf(sim.makespan(place(b.g, {{"A", 1}, {"B", 1}}))));
+  // Split: 600 + activations fit.
+  EXPECT_TRUE(sim.run(place(b.g, {{"B", 1}})).feasible);
+}
+
+TEST(Simulator, ActivationsAreFreedAfterTheirLastConsumer) {
+  Builder b;
+  b.op("A", {}, 1, 1, 0.5, 0, 400);
+  b.op("B", {"A"}, 1, 1, 0.5, 0, 400);
+  b.op("C", {"B"}, 1, 1, 0.5, 0, 400);
+  b.g.finalize();
+  Problem pb(b.g, two_devices(), &b.table);
+  Simulator sim(pb);
+  Schedule s = sim.run(place(b.g, {}));
+  // At most two 400-byte tensors live at once (input and output of the running op).
+  EXPECT_EQ(s.peak_memory[0], 800);
+}
+
+TEST(Simulator, UnsupportedOpIsInfeasibleNotACrash) {
+  Builder b;
+  b.op("A", {}, 1, 1);
+  b.g.finalize();
+  b.table.op_time["A"].erase("gpu");
+  Problem pb(b.g, two_devices(), &b.table);
+  Simulator sim(pb);
+  Schedule s = sim.run(Placement{1});
+  EXPECT_FALSE(s.feasible);
+  EXPECT_NE(s.infeasible_reason.find("cannot run on device 'gpu'"), std::string::npos);
+  EXPECT_THROW(sim.run(Placement{2}), Error);
+  EXPECT_THROW(sim.run(Placement{}), Error);
+}
+
+}  // namespace
+}  // namespace devplace
