@@ -635,7 +635,7 @@ Graph import_openvino_text(const std::string& xml_text, const std::string& src, 
   for (const Op& op : g.ops()) {
     bool need = false;
     for (int t : op.outputs) need |= !fully_known(g.tensor(t).shape);
-    if (!need) continue;
+    need = true;
     std::vector<const Shape*> in, in_ir;
     for (int t : op.inputs) in.push_back(&g.tensor(t).shape), in_ir.push_back(&ir[t]);
     std::vector<Shape> out_ir;
@@ -645,6 +645,7 @@ Graph import_openvino_text(const std::string& xml_text, const std::string& src, 
       if (!cands[k]) continue;
       Shape& s = g.tensor(op.outputs[k]).shape;
       if (cands[k]->size() != s.size()) continue;
+      for (std::size_t i = 0; i < s.size(); ++i) if (known(s[i]) && known((*cands[k])[i]) && s[i] != (*cands[k])[i]) fprintf(stderr, "CONFLICT %s %s %s vs %s\n", op.type.c_str(), op.name.c_str(), shape_to_string(s).c_str(), shape_to_string(*cands[k]).c_str());
       for (std::size_t i = 0; i < s.size(); ++i)
         if (!known(s[i]) && known((*cands[k])[i]) && (*cands[k])[i] >= 0) {
           s[i] = (*cands[k])[i];
@@ -654,10 +655,19 @@ Graph import_openvino_text(const std::string& xml_text, const std::string& src, 
     // Where the rules stop, the fallback guesses right away so that what follows propagates
     // from the guess (and stays consistent with it).
     if (bound.empty()) continue;
+    const bool reshape = op.type == "Reshape" || op.type == "Squeeze" || op.type == "Unsqueeze";
     for (int t : op.outputs) {
       Shape& s = g.tensor(t).shape;
       for (std::size_t i = 0; i < s.size(); ++i) {
         if (known(s[i])) continue;
+        if (reshape && std::count(s.begin() + static_cast<std::ptrdiff_t>(i), s.end(), U) == 1) {
+          // The last unknown dim of a reshape follows from the element count, if the input is known.
+          Shape c = reshape_like(g.tensor(op.inputs[0]).shape, ir[op.inputs[0]], s);
+          if (known(c[i])) {
+            s[i] = c[i], ++stats.fallback;
+            continue;
+          }
+        }
         // A dim dynamic in the IR of both this output and a same-rank input at the same axis is
         // most often the same symbol (batch, sequence) passing through; else batch / sequence.
         std::int64_t v = U;
@@ -666,7 +676,6 @@ Graph import_openvino_text(const std::string& xml_text, const std::string& src, 
             v = g.tensor(x).shape[i];
         if (!known(v)) v = (i == 0 && (s.size() >= 2 || op.type == "Parameter")) ? fb.batch : fb.seq;
         if (known(v)) s[i] = v, ++stats.fallback;
-        if (getenv("OVDBG")) { std::string ins; for (int x: op.inputs) ins += shape_to_string(g.tensor(x).shape)+" "; fprintf(stderr,"GUESS %s %s: %s -> %s\n", op.type.c_str(), op.name.c_str(), ins.c_str(), shape_to_string(ir[t]).c_str());}
       }
     }
   }

@@ -175,6 +175,10 @@ TEST(OpenVinoImport, LanguageModelsWithBindings) {
                 "%4d guessed, %d unknown | %.0f ms\n",
                 file.c_str(), g.num_ops(), g.num_edges(), st.dynamic_dims, free_st.unknown, st.bound,
                 st.propagated, st.fallback, st.unknown, ms);
+    std::string outs;
+    for (const auto& t : g.tensors())
+      if (t.is_graph_output && outs.size() < 200) outs += " " + t.name.substr(t.name.rfind('/') + 1) + shape_to_string(t.shape);
+    std::printf("    outputs:%s\n", outs.c_str());
     EXPECT_EQ(st.unknown, 0) << file;
     EXPECT_LT(st.fallback * 5, free_st.unknown) << file;
   }

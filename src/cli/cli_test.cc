@@ -1,0 +1,114 @@
+// The command line's contract on bad input: exit status 1 and one line on stderr that names
+// the file, the node where there is one, and the problem. Runs the real binary.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "util/files.h"
+
+namespace devplace {
+namespace {
+
+struct Result {
+  int status;
+  std::string output;
+};
+
+Result devplace(const std::string& args) {
+  const char* bin = std::getenv("DEVPLACE_BIN");
+  std::string cmd = std::string(bin ? bin : "build/devplace") + " " + args + " 2>&1";
+  FILE* f = popen(cmd.c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (f && fgets(buf, sizeof buf, f)) out += buf;
+  int rc = f ? pclose(f) : -1;
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
+}
+
+std::string temp_file(const std::string& name, const std::string& content) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+void expect_one_line_error(const Result& r, const std::string& must_contain) {
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output.rfind("devplace: error: ", 0), 0u) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+  EXPECT_NE(r.output.find(must_contain), std::string::npos) << r.output;
+}
+
+TEST(Cli, TruncatedOnnx) {
+  std::string model = read_file(home_dir() + "/models/resnet50.onnx");
+  std::string path = temp_file("truncated.onnx", model.substr(0, 100));
+  expect_one_line_error(devplace("info " + path), path + ": not a valid ONNX model");
+}
+
+TEST(Cli, OpenVinoXmlWithoutEdges) {
+  std::string path = temp_file("noedges.xml", R"(<?xml version="1.0"?>
+<net name="t" version="11"><layers>
+<layer id="0" name="x" type="Parameter" version="opset1"><data shape="1,4" element_type="f32"/>
+<output><port id="0" precision="FP32"><dim>1</dim><dim>4</dim></port></output></layer>
+<layer id="1" name="relu" type="ReLU" version="opset1">
+<input><port id="0"><dim>1</dim><dim>4</dim></port></input>
+<output><port id="1" precision="FP32"><dim>1</dim><dim>4</dim></port></output></layer>
+</layers></net>)");
+  expect_one_line_error(devplace("info " + path), "node 'relu'");
+}
+
+TEST(Cli, CycleInNativeGraph) {
+  const std::string tensor = R"("shape": [1], "dtype": "f32", "fixed_bytes": -1, "is_graph_input": false,
+      "is_graph_output": false, "is_constant": false)";
+  const std::string op = R"("type": "Relu", "attrs": {}, "flops": 1, "macs": 0, "weight_bytes": 0,
+      "bytes_accessed": 8)";
+  std::string path = temp_file("cycle.json", R"({"format": "devplace-graph", "version": 1, "name": "c",
+    "tensors": [{"name": "a:0", )" + tensor + R"(}, {"name": "b:0", )" + tensor + R"(}],
+    "ops": [{"name": "a", "inputs": ["b:0"], "outputs": ["a:0"], )" + op + R"(},
+            {"name": "b", "inputs": ["a:0"], "outputs": ["b:0"], )" + op + "}]}");
+  expect_one_line_error(devplace("info " + path), "cycle");
+}
+
+TEST(Cli, UnknownDeviceInPlacement) {
+  std::string path = temp_file("placement.json", R"({"placement": {"/fc/Gemm": "tpu"}})");
+  Result r = devplace("simulate resnet50 --cluster paper --placement " + path);
+  expect_one_line_error(r, "unknown device 'tpu'");
+  EXPECT_NE(r.output.find(path), std::string::npos);
+}
+
+TEST(Cli, NegativeBandwidth) {
+  std::string path = temp_file("neg.toml", R"(
+[[devices]]
+name = "cpu"
+[[devices]]
+name = "gpu"
+kind = "gpu"
+[[links]]
+from = "cpu"
+to = "gpu"
+bandwidth_gbs = -1
+bidirectional = true
+)");
+  expect_one_line_error(devplace("simulate resnet50 --device cpu --cluster " + path),
+                        path + ": node 'link cpu->gpu': bandwidth must be positive");
+}
+
+TEST(Cli, UnknownModelAndBadBinding) {
+  expect_one_line_error(devplace("info no_such_model"), "no such model file or bundled model");
+  expect_one_line_error(devplace("info bert_base --input input_ids=1,x"), "is not a positive integer");
+}
+
+TEST(Cli, SimulateSingleDeviceAndTrace) {
+  std::string trace = ::testing::TempDir() + "/trace.json";
+  Result r = devplace("simulate resnet50 --cluster paper --device gpu --trace " + trace);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("makespan"), std::string::npos);
+  std::string t = read_file(trace);
+  EXPECT_NE(t.find("\"traceEvents\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace devplace
