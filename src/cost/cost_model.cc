@@ -22,9 +22,6 @@ double roofline_time(const Op& op, const Device& d) {
   return d.launch_overhead + std::max(compute, memory);
 }
 
-namespace {
-bool is_const_type(const std::string& t) { return t == "Const" || t == "Constant"; }
-}  // namespace
 
 Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides)
     : graph_(&graph),
@@ -44,9 +41,12 @@ Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides
       auto it = overrides->op_time.find(op.name);
       if (it != overrides->op_time.end()) row = &it->second;
     }
+    const bool folded = is_folded(graph, op);
     for (int d = 0; d < D; ++d) {
       double t;
-      if (row) {
+      if (folded) {
+        t = 0;  // computed once at load time, not per inference
+      } else if (row) {
         // A table row is complete: a device it leaves out cannot run the op.
         auto it = row->find(cluster_.devices[d].name);
         t = it == row->end() ? kInfeasibleTime : it->second;
@@ -63,7 +63,7 @@ Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides
   for (int t = 0; t < T; ++t) {
     const Tensor& ts = graph.tensor(t);
     tensor_bytes_[t] = ts.bytes();
-    if (ts.producer >= 0 && is_const_type(graph.op(ts.producer).type)) resident_[t] = 1;
+    if (ts.producer >= 0 && is_folded(graph, graph.op(ts.producer))) resident_[t] = 1;
     if (overrides) {
       auto it = overrides->transfer_time.find(ts.name);
       if (it != overrides->transfer_time.end()) fixed_transfer_[t] = it->second;

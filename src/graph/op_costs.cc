@@ -276,15 +276,26 @@ void compute(Graph& g, Op& op, std::set<std::string>& warned) {
   }
   if (op.weight_bytes == 0) {
     std::int64_t w = 0;
-    if (op.type == "Const" || op.type == "Constant") {
-      for (int t : op.outputs) w += g.tensor(t).bytes();
+    if (is_folded(g, op)) {
+      // A constant-producing op (Const, or a Convert/Multiply chain on constants that the
+      // runtime folds at load time) holds the constants that some real kernel reads.
+      for (int t : op.outputs) {
+        bool read_by_kernel = g.tensor(t).is_graph_output;
+        for (int c : g.tensor(t).consumers) read_by_kernel |= !is_folded(g, g.op(c));
+        if (read_by_kernel) w += g.tensor(t).bytes();
+      }
     } else {
-      // Only initializers (no producer) are this op's own weights; a tensor made by a Const op
-      // is that op's weight already (OpenVINO), and counting it here too would double it.
+      // Initializers (no producer) are the consuming op's own weights; a tensor made by a
+      // Const op is that op's weight already (OpenVINO), and counting it here would double it.
       for (int t : op.inputs)
         if (g.tensor(t).is_constant && g.tensor(t).producer < 0) w += g.tensor(t).bytes();
     }
     op.weight_bytes = w;
+  }
+  if (is_folded(g, op)) {
+    op.flops = op.macs = 0;
+    op.bytes_accessed = 0;
+    return;
   }
   if (op.bytes_accessed == 0 && cls != OpClass::free) {
     std::int64_t b = op.weight_bytes;
@@ -296,6 +307,14 @@ void compute(Graph& g, Op& op, std::set<std::string>& warned) {
 }
 
 }  // namespace
+
+bool is_folded(const Graph& g, const Op& op) {
+  if (op.type == "Const" || op.type == "Constant") return true;
+  if (op.outputs.empty()) return false;
+  for (int t : op.outputs)
+    if (!g.tensor(t).is_constant) return false;
+  return true;
+}
 
 const char* op_class_name(OpClass c) {
   switch (c) {

@@ -31,6 +31,11 @@ bool parse_op_class(const std::string& name, OpClass& out);
 // The class of an op type (case-sensitive names of both vocabularies).
 OpClass classify(const std::string& op_type);
 
+// True for ops that produce only constants (Const, Constant, or ops whose outputs the importer
+// marked constant because all their inputs are): runtimes fold them at load time, so they cost
+// no time per inference and hold the constants they produce as weights.
+bool is_folded(const Graph& g, const Op& op);
+
 // Fills flops, macs, weight_bytes and bytes_accessed of every op from shapes.
 // REQUIRES: g.finalized(). Ops whose importer already set flops > 0 keep their value.
 void annotate_costs(Graph& g);

@@ -635,7 +635,7 @@ Graph import_openvino_text(const std::string& xml_text, const std::string& src, 
   for (const Op& op : g.ops()) {
     bool need = false;
     for (int t : op.outputs) need |= !fully_known(g.tensor(t).shape);
-    need = true;
+    if (!need) continue;
     std::vector<const Shape*> in, in_ir;
     for (int t : op.inputs) in.push_back(&g.tensor(t).shape), in_ir.push_back(&ir[t]);
     std::vector<Shape> out_ir;
@@ -645,7 +645,6 @@ Graph import_openvino_text(const std::string& xml_text, const std::string& src, 
       if (!cands[k]) continue;
       Shape& s = g.tensor(op.outputs[k]).shape;
       if (cands[k]->size() != s.size()) continue;
-      for (std::size_t i = 0; i < s.size(); ++i) if (known(s[i]) && known((*cands[k])[i]) && s[i] != (*cands[k])[i]) fprintf(stderr, "CONFLICT %s %s %s vs %s\n", op.type.c_str(), op.name.c_str(), shape_to_string(s).c_str(), shape_to_string(*cands[k]).c_str());
       for (std::size_t i = 0; i < s.size(); ++i)
         if (!known(s[i]) && known((*cands[k])[i]) && (*cands[k])[i] >= 0) {
           s[i] = (*cands[k])[i];

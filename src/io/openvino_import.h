@@ -12,13 +12,17 @@
 // input_shapes binds Parameters by layer name or by any of the port's `names`. Shapes are then
 // propagated forward in topological order for the op types where that is cheap (elementwise,
 // broadcasting, MatMul, Convolution/pools, Concat, Gather, Reshape/Squeeze/Unsqueeze, Transpose,
-// reductions with keep_dims, SDPA, ...), filling only dims the IR left dynamic. Dims still
-// unknown after that get the fallback, and only when some binding was given: axis 0 of a
-// tensor of rank >= 2 takes the batch size (the bound axis-0 value), every other unknown dim
-// takes the sequence length (the most frequent bound value at axis >= 1). Without bindings the
-// dims stay unknown (graph.h counts them as 1) and one warning says how to bind them.
-// See docs/openvino-import.md. Stateless; safe to call from several threads on different files
-// except for the log::warn calls, which are not thread-safe.
+// Broadcast, reductions with keep_dims, SDPA, ReadValue at its initial value = prefill ...),
+// filling only dims the IR left dynamic, never overriding a static one. Fallback, only when some
+// binding was given: where the rules stop (an op whose output keeps a dynamic dim: StridedSlice,
+// Broadcast to a computed shape, Range ...), that dim is guessed on the spot and propagation
+// continues from the guess: a same-rank input whose IR dim is dynamic at the same axis passes
+// its value through; else axis 0 of a rank >= 2 tensor (or of a Parameter) takes the batch size
+// (the first bound axis-0 value), any other axis the sequence length (the most frequent bound
+// value at axis >= 1); a reshape's last unknown dim follows from the element count. One warning
+// gives the number of guessed dims. Without bindings dims stay unknown (graph.h counts them as
+// 1) and one warning says how to bind (--input NAME=1,128). See docs/openvino-import.md.
+// Stateless; safe on several threads for different files, except that log::warn is not.
 #pragma once
 
 #include <string>

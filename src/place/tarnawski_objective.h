@@ -1,0 +1,28 @@
+// The latency model of Tarnawski et al. (NeurIPS 2020), as their code computes it (see
+// ../shared/data/dnn-partitioning/README.md): the host CPU has unlimited parallelism and free
+// CPU-to-CPU edges; each accelerator's op set must be contiguous (no path leaves it and comes
+// back) and runs serially: it starts when all its outside inputs have arrived, then spends the
+// receive costs, the sum of its ops' times and the send costs; all its ops finish at that end.
+// Accelerator-to-accelerator traffic goes through the host and costs the edge cost twice.
+// Ops sharing a `colorClass` attribute must share a device; the sum of weight_bytes on an
+// accelerator must fit its memory. Used with `--objective tarnawski`.
+#pragma once
+
+#include <string>
+
+#include "cost/cost_model.h"
+#include "sim/schedule.h"
+
+namespace devplace {
+
+struct TarnawskiResult {
+  double latency = 0;      // seconds; +inf when infeasible
+  bool feasible = true;
+  std::string reason;      // why infeasible: names the device or op and the violated constraint
+};
+
+// REQUIRES: the problem's host is device problem.host() (a cpu); every other device is an
+// accelerator. Evaluates `placement` under the model above.
+TarnawskiResult tarnawski_latency(const Problem& problem, const Placement& placement);
+
+}  // namespace devplace
