@@ -4,16 +4,29 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.h"
+#include "place/placer.h"
 
 namespace devplace::cli {
 
 // Adds the model / --input / --cluster / --costs options shared by most commands.
 void add_model_options(CLI::App& cmd, ModelOptions& opts, bool with_cluster = true);
 
+// Seed, budgets and objective for commands that run placers.
+struct SearchArgs {
+  std::uint64_t seed = 1;
+  std::int64_t evals = 0;
+  double seconds = 0;
+  std::string objective = "sim";
+};
+void add_search_options(CLI::App& cmd, SearchArgs& s);
+PlaceOptions place_options(const SearchArgs& s);
+
 void add_info_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_costs_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
+void add_place_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 }  // namespace devplace::cli

@@ -29,6 +29,8 @@ int run(int argc, char** argv) {
   add_simulate_command(app);
   add_costs_command(app);
   add_export_command(app);
+  add_place_command(app);
+  add_compare_command(app);
   add_demo_command(app);
   try {
     app.parse(argc, argv);

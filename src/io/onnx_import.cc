@@ -134,14 +134,10 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source, con
     const auto& node = gp.node(i);
     Op op;
     op.type = node.op_type();
-    op.name = node.name().empty() ? node.op_type() + "_" + std::to_string(i) : node.name();
-    if (taken.count(op.name)) {
-      std::string unique = op.name + "#" + std::to_string(i);
-      log::warn("onnx.duplicate_node_name", source + ": node name '" + op.name + "' is used twice; renamed '" + unique +
-                                                "' (later duplicates likewise)");
-      op.name = unique;
-    }
-    taken.insert(op.name);
+    op.name = onnx_op_name(node.name(), node.op_type(), i, taken);
+    if (!node.name().empty() && op.name != node.name())
+      log::warn("onnx.duplicate_node_name", source + ": node name '" + node.name() + "' is used twice; renamed '" +
+                                                op.name + "' (later duplicates likewise)");
     for (const auto& a : node.attribute()) {
       AttrValue v;
       if (convert_attr(a, v)) op.attrs[a.name()] = std::move(v);
@@ -190,6 +186,14 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source, con
   g.finalize();
   annotate_costs(g);
   return g;
+}
+
+std::string onnx_op_name(const std::string& node_name, const std::string& op_type, int index,
+                         std::set<std::string>& taken) {
+  std::string name = node_name.empty() ? op_type + "_" + std::to_string(index) : node_name;
+  if (taken.count(name)) name += "#" + std::to_string(index);
+  taken.insert(name);
+  return name;
 }
 
 }  // namespace devplace

@@ -20,6 +20,7 @@
 // Stateless; safe to call from several threads on different files except for the log::warn calls.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "graph/graph.h"
@@ -36,5 +37,10 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts = {});
 
 // Same, from the serialized ModelProto bytes; `source` names it in errors and Graph::source().
 Graph import_onnx_bytes(const std::string& bytes, const std::string& source, const ImportOptions& opts = {});
+
+// The op name the importer gives node `index` (the rule above); `taken` collects names so far.
+// Shared with the exporter so that a placement maps back onto the same nodes.
+std::string onnx_op_name(const std::string& node_name, const std::string& op_type, int index,
+                         std::set<std::string>& taken);
 
 }  // namespace devplace

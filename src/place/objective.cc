@@ -13,4 +13,14 @@ ObjectiveFn make_objective(const Problem& problem, Objective objective) {
   return [sim](const Placement& p) { return sim->makespan(p); };
 }
 
+Verdict judge(const Problem& problem, const Placement& placement, Objective objective) {
+  if (objective == Objective::tarnawski) {
+    TarnawskiResult r = tarnawski_latency(problem, placement);
+    return {r.latency, r.feasible, r.reason};
+  }
+  Simulator sim(problem);
+  Schedule s = sim.run(placement);
+  return {s.feasible ? s.makespan : kInfeasibleTime, s.feasible, s.infeasible_reason};
+}
+
 }  // namespace devplace

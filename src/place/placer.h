@@ -60,6 +60,14 @@ std::unique_ptr<Placer> make_exact_placer();        // exact.cc (small graphs on
 using ObjectiveFn = std::function<double(const Placement&)>;
 ObjectiveFn make_objective(const Problem& problem, Objective objective);
 
+// A placement judged in full under an objective: latency (+inf if infeasible) and why not.
+struct Verdict {
+  double latency = 0;
+  bool feasible = true;
+  std::string reason;
+};
+Verdict judge(const Problem& problem, const Placement& placement, Objective objective);
+
 // Lower bound on the makespan of any placement: the larger of the critical path with every op
 // at its fastest device (transfers free) and the total of fastest op times over the device count.
 double makespan_lower_bound(const Problem& problem);

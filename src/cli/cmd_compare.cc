@@ -1,0 +1,97 @@
+// `devplace compare MODEL`: every placer on one model and cluster, one row each.
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/command_list.h"
+#include "place/compare.h"
+
+namespace devplace::cli {
+
+namespace {
+
+std::vector<std::string> split_list(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::stringstream ss(item);
+    std::string part;
+    while (std::getline(ss, part, ','))
+      if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app) {
+  struct Args {
+    ModelOptions model;
+    SearchArgs search;
+    std::vector<std::string> algos;
+    bool json = false, csv = false;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("compare", "Run every placer on one model and cluster; one row per placer");
+  add_model_options(*cmd, a->model);
+  cmd->add_option("--algos", a->algos, "Comma-separated algorithms (default: single devices + classical set)");
+  add_search_options(*cmd, a->search);
+  cmd->add_flag("--json", a->json, "Print JSON");
+  cmd->add_flag("--csv", a->csv, "Print CSV");
+  cmd->callback([a] {
+    auto ctx = load_context(a->model);
+    const Problem& pb = *ctx->problem;
+    Comparison cmp = compare_placers(pb, split_list(a->algos), place_options(a->search));
+    auto speedup = [](double ref, double v) { return std::isfinite(v) && v > 0 && ref > 0 ? ref / v : 0.0; };
+    if (a->json) {
+      nlohmann::json j = {{"model", pb.graph().name()}, {"cluster", pb.cluster().name},
+                          {"objective", a->search.objective}, {"lower_bound_ms", cmp.lower_bound * 1e3}};
+      for (const auto& r : cmp.rows)
+        j["rows"].push_back({{"algorithm", r.algorithm},
+                             {"latency_ms", r.verdict.feasible ? r.verdict.latency * 1e3 : -1},
+                             {"feasible", r.verdict.feasible},
+                             {"speedup_vs_slowest_single", speedup(cmp.slowest_single, r.verdict.latency)},
+                             {"speedup_vs_best_single", speedup(cmp.best_single, r.verdict.latency)},
+                             {"gap_to_lower_bound", r.verdict.feasible ? r.verdict.latency / cmp.lower_bound - 1 : -1},
+                             {"place_seconds", r.place_seconds},
+                             {"note", r.verdict.feasible ? "" : r.verdict.reason}});
+      std::printf("%s\n", j.dump(2).c_str());
+      return;
+    }
+    if (a->csv) {
+      std::printf("model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,"
+                  "gap_to_lower_bound,place_seconds\n");
+      for (const auto& r : cmp.rows)
+        std::printf("%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f\n", pb.graph().name().c_str(), pb.cluster().name.c_str(),
+                    r.algorithm.c_str(), ms(r.verdict.latency).c_str(), r.verdict.feasible ? 1 : 0,
+                    speedup(cmp.slowest_single, r.verdict.latency), speedup(cmp.best_single, r.verdict.latency),
+                    r.verdict.feasible ? r.verdict.latency / cmp.lower_bound - 1 : -1.0, r.place_seconds);
+      return;
+    }
+    std::printf("%s on %s (%d ops, %d devices), objective %s; lower bound %s ms\n\n", pb.graph().name().c_str(),
+                pb.cluster().name.c_str(), pb.num_ops(), pb.num_devices(), a->search.objective.c_str(),
+                ms(cmp.lower_bound).c_str());
+    std::printf("| %-14s | %12s | %12s | %12s | %8s | %10s | %-8s |\n", "algorithm", "latency (ms)", "vs slowest 1",
+                "vs best 1", "gap LB", "place (s)", "feasible");
+    std::printf("|%s|%s|%s|%s|%s|%s|%s|\n", std::string(16, '-').c_str(), std::string(14, '-').c_str(),
+                std::string(14, '-').c_str(), std::string(14, '-').c_str(), std::string(10, '-').c_str(),
+                std::string(12, '-').c_str(), std::string(10, '-').c_str());
+    for (const auto& r : cmp.rows) {
+      if (!r.error.empty()) {
+        std::printf("| %-14s | %12s | %12s | %12s | %8s | %10s | %-8s |  %s\n", r.algorithm.c_str(), "-", "-", "-", "-",
+                    "-", "error", r.error.c_str());
+        continue;
+      }
+      char gap[32] = "-";
+      if (r.verdict.feasible) std::snprintf(gap, sizeof gap, "%.1f%%", 100 * (r.verdict.latency / cmp.lower_bound - 1));
+      std::printf("| %-14s | %12s | %11.2fx | %11.2fx | %8s | %10.3f | %-8s |\n", r.algorithm.c_str(),
+                  ms(r.verdict.latency).c_str(), speedup(cmp.slowest_single, r.verdict.latency),
+                  speedup(cmp.best_single, r.verdict.latency), gap, r.place_seconds, r.verdict.feasible ? "yes" : "NO");
+    }
+    for (const auto& r : cmp.rows)
+      if (r.error.empty() && !r.verdict.feasible) std::printf("\n%s: %s", r.algorithm.c_str(), r.verdict.reason.c_str());
+    std::printf("\n");
+  });
+}
+
+}  // namespace devplace::cli

@@ -1,0 +1,27 @@
+// Placements written back onto the model, for the runtimes that execute them:
+//  - ONNX: a copy of the model whose nodes carry their device in doc_string
+//    ("devplace:device=<name>") and whose metadata_props hold the whole map under
+//    "devplace.placement" (JSON op name -> device), so any ONNX consumer can read it.
+//  - OpenVINO: an affinity map (JSON op name -> OpenVINO device: CPU, GPU, GPU.1 ...) that a
+//    few lines of the HETERO API apply (docs/placement-export.md shows them).
+#pragma once
+
+#include <string>
+
+#include "cost/cluster.h"
+#include "graph/graph.h"
+#include "sim/schedule.h"
+
+namespace devplace {
+
+// REQUIRES: `graph` was imported from the ONNX file `model_path`. Writes atomically.
+void export_onnx_with_placement(const std::string& model_path, const Graph& graph, const Cluster& cluster,
+                                const Placement& placement, const std::string& out_path);
+
+// OpenVINO device name of each cluster device: cpu -> "CPU", the i-th gpu -> "GPU.i" when the
+// cluster has several GPUs else "GPU", accel -> "NPU.i" likewise.
+std::vector<std::string> openvino_device_names(const Cluster& cluster);
+void export_openvino_affinity(const Graph& graph, const Cluster& cluster, const Placement& placement,
+                              const std::string& out_path);
+
+}  // namespace devplace

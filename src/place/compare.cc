@@ -1,0 +1,67 @@
+#include "place/compare.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "util/error.h"
+#include "util/log.h"
+
+namespace devplace {
+
+std::unique_ptr<Placer> make_placer_for(const Problem& problem, const std::string& name) {
+  const std::string suffix = "-only";
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    std::string dev = name.substr(0, name.size() - suffix.size());
+    int d = problem.cluster().find_device(dev);
+    if (d < 0) throw Error("", "", "cluster '" + problem.cluster().name + "' has no device '" + dev + "'");
+    return make_single_device(d, dev);
+  }
+  return make_placer(name);
+}
+
+std::vector<std::string> default_algorithms(const Problem& problem) {
+  std::vector<std::string> names;
+  for (const auto& d : problem.cluster().devices) names.push_back(d.name + "-only");
+  for (const char* n : {"hetero", "random", "round-robin", "m-topo", "m-etf", "m-sct", "heft", "metis", "local-search"})
+    names.push_back(n);
+  if (problem.num_ops() <= 16) names.push_back("exact");
+  return names;
+}
+
+Comparison compare_placers(const Problem& problem, std::vector<std::string> algorithms, const PlaceOptions& options) {
+  if (algorithms.empty()) algorithms = default_algorithms(problem);
+  Comparison out;
+  out.lower_bound = makespan_lower_bound(problem);
+  log::Progress progress("compare", algorithms.size());
+  for (std::size_t k = 0; k < algorithms.size(); ++k) {
+    progress.update(k, algorithms[k]);
+    ComparisonRow row;
+    row.algorithm = algorithms[k];
+    try {
+      auto placer = make_placer_for(problem, algorithms[k]);
+      auto t0 = std::chrono::steady_clock::now();
+      row.placement = placer->place(problem, options);
+      row.place_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      row.verdict = judge(problem, row.placement, options.objective);
+    } catch (const Error& e) {
+      row.error = e.what();
+      row.verdict = {kInfeasibleTime, false, e.what()};
+    }
+    out.rows.push_back(std::move(row));
+  }
+  progress.update(algorithms.size(), "done");
+  progress.finish();
+  // Single-device references, whether or not they were among the rows.
+  double slow = 0, best = kInfeasibleTime;
+  for (int d = 0; d < problem.num_devices(); ++d) {
+    Verdict v = judge(problem, Placement(problem.num_ops(), d), options.objective);
+    if (!v.feasible) continue;
+    slow = std::max(slow, v.latency);
+    best = std::min(best, v.latency);
+  }
+  out.slowest_single = slow;
+  out.best_single = best;
+  return out;
+}
+
+}  // namespace devplace

@@ -1,0 +1,34 @@
+// Runs several placers on one Problem and judges each placement the same way: the table of
+// `devplace compare` and of the benchmark report.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "place/placer.h"
+
+namespace devplace {
+
+struct ComparisonRow {
+  std::string algorithm;
+  Placement placement;
+  Verdict verdict;
+  double place_seconds = 0;     // wall time of the placer
+  std::string error;            // set when the placer refused (e.g. exact on a large graph)
+};
+
+struct Comparison {
+  std::vector<ComparisonRow> rows;
+  double lower_bound = 0;
+  double slowest_single = 0;    // slowest feasible single-device latency
+  double best_single = 0;       // fastest feasible single-device latency
+};
+
+// Names: placer_names() entries or "<device>-only". An empty list means every single device
+// plus the default classical set. Placers that throw Error get a row with `error` set.
+Comparison compare_placers(const Problem& problem, std::vector<std::string> algorithms, const PlaceOptions& options);
+std::vector<std::string> default_algorithms(const Problem& problem);
+// Resolves "<device>-only" against the cluster, else make_placer(name).
+std::unique_ptr<Placer> make_placer_for(const Problem& problem, const std::string& name);
+
+}  // namespace devplace

@@ -1,0 +1,151 @@
+// HEFT on hand-computed tiny graphs (op and transfer times fixed by a cost table), and on the
+// bundled models under the paper cluster.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "io/model.h"
+#include "place/placer.h"
+#include "sim/simulator.h"
+
+namespace devplace {
+namespace {
+
+// Two devices, "cpu" (host, unlimited) and "gpu"; table transfer costs apply per crossing.
+Cluster two_devices(std::int64_t gpu_memory = 0) {
+  Cluster c;
+  c.name = "test";
+  Device cpu;
+  cpu.name = "cpu";
+  Device gpu;
+  gpu.name = "gpu";
+  gpu.kind = "gpu";
+  gpu.memory_bytes = gpu_memory;
+  c.devices = {cpu, gpu};
+  c.set_link({0, 1, 1e9, 0});
+  c.set_link({1, 0, 1e9, 0});
+  return c;
+}
+
+struct Builder {
+  Graph g{"test"};
+  CostTable table;
+  // Op `name` consuming the outputs of `inputs`; times on cpu and gpu, output transfer time.
+  void op(const std::string& name, std::vector<std::string> inputs, double cpu, double gpu, double transfer = 0.5) {
+    Op o;
+    o.name = name;
+    o.type = "Test";
+    for (auto& in : inputs) o.inputs.push_back(g.tensor_id(in + ":0"));
+    int out = g.tensor_id(name + ":0");
+    g.tensor(out).fixed_bytes = 100;
+    o.outputs = {out};
+    g.add_op(o);
+    table.op_time[name] = {{"cpu", cpu}, {"gpu", gpu}};
+    table.transfer_time[name + ":0"] = transfer;
+  }
+  int at(const Placement& p, const std::string& op) const { return p[g.find_op(op)]; }
+};
+
+Placement heft(const Problem& p) { return make_heft_placer()->place(p, {}); }
+
+TEST(Heft, ForkSendsTheParallelBranchToTheSecondDevice) {
+  Builder b;
+  b.op("A", {}, 1, 1.2);
+  b.op("B", {"A"}, 2, 2);
+  b.op("C", {"A"}, 2, 2);
+  b.op("D", {"B", "C"}, 1, 1);
+  b.g.finalize();
+  Problem pb(b.g, two_devices(), &b.table);
+  // Ranks (mean cost, mean transfer 0.5): D 1, B = C = 3.5, A 5.1. A: cpu ends 1 < 1.2.
+  // B: cpu 1..3 beats gpu 1.5..3.5. C: cpu 3..5 loses to gpu 1.5..3.5.
+  // D: cpu max(3, 3.5 + 0.5) + 1 = 5 loses to gpu max(3 + 0.5, 3.5) + 1 = 4.5.
+  Placement p = heft(pb);
+  EXPECT_EQ(b.at(p, "A"), 0);
+  EXPECT_EQ(b.at(p, "B"), 0);
+  EXPECT_EQ(b.at(p, "C"), 1);
+  EXPECT_EQ(b.at(p, "D"), 1);
+  Simulator sim(pb);
+  EXPECT_DOUBLE_EQ(sim.makespan(p), 4.5);  // one device: 6
+}
+
+TEST(Heft, ExpensiveTransfersKeepAChainOnOneDevice) {
+  Builder b;
+  b.op("A", {}, 2, 3, 5.0);
+  b.op("B", {"A"}, 2, 1, 5.0);
+  b.op("C", {"B"}, 2, 3, 5.0);
+  b.g.finalize();
+  Problem pb(b.g, two_devices(), &b.table);
+  // B on gpu would end at 2 + 5 + 1 = 8 against 4 on cpu.
+  EXPECT_EQ(heft(pb), (Placement{0, 0, 0}));
+
+  // With cheap transfers B moves: gpu 2 + 0.1 + 1 = 3.1 < 4; C back on cpu: 3.2 + 2 < 3.1 + 3.
+  for (auto& [t, s] : b.table.transfer_time) s = 0.1;
+  Problem cheap(b.g, two_devices(), &b.table);
+  EXPECT_EQ(heft(cheap), (Placement{0, 1, 0}));
+}
+
+TEST(Heft, IndependentOpsBothGoToTheFastDevice) {
+  // Earliest finish, not earliest start: B waits for the gpu (ends 2) rather than run on the
+  // idle cpu (ends 3). m-ETF makes the other choice (see baechi_test.cc).
+  Builder b;
+  b.op("A", {}, 3, 1);
+  b.op("B", {}, 3, 1);
+  b.g.finalize();
+  Problem pb(b.g, two_devices(), &b.table);
+  EXPECT_EQ(heft(pb), (Placement{1, 1}));
+}
+
+TEST(Heft, InsertionFillsAnIdleGap) {
+  // Ranks: Y 3.5 + 5.5 = 9, B 5.5, X 1.5, so X is placed last. Y: cpu 0..3. B: gpu 3..5 (its
+  // input crosses for free; cpu would end 12). X: the gpu is idle during 0..3, so X fits
+  // there and ends at 1; without insertion it would end at 6 on the gpu and 5 on the cpu.
+  Builder b;
+  b.op("Y", {}, 3, 4, 0.0);
+  b.op("B", {"Y"}, 9, 2);
+  b.op("X", {}, 2, 1);
+  b.g.finalize();
+  Problem pb(b.g, two_devices(), &b.table);
+  Placement p = heft(pb);
+  EXPECT_EQ(b.at(p, "Y"), 0);
+  EXPECT_EQ(b.at(p, "B"), 1);
+  EXPECT_EQ(b.at(p, "X"), 1);
+  Simulator sim(pb);
+  EXPECT_DOUBLE_EQ(sim.makespan(p), 5.0);
+}
+
+TEST(Heft, NeverPicksADeviceThatCannotRunTheOp) {
+  Builder b;
+  b.op("A", {}, 5, 1);
+  b.op("B", {"A"}, 5, 1);  // gpu-only op made cpu-only below
+  b.op("C", {"B"}, 5, 1);
+  b.op("Z", {"C"}, 1, 1);  // runs nowhere
+  b.g.finalize();
+  b.table.op_time["B"].erase("gpu");
+  b.table.op_time["Z"].clear();
+  Problem pb(b.g, two_devices(), &b.table);
+  Placement p = heft(pb);
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(b.at(p, "B"), 0);
+  for (int d : p) EXPECT_TRUE(d == 0 || d == 1);
+}
+
+TEST(Heft, BundledModelsBeatTheWorstSingleDevice) {
+  for (const char* name : {"resnet50", "inception_v3", "bert_base"}) {
+    SCOPED_TRACE(name);
+    Model m = load_model(name);
+    Problem pb(m.graph, load_cluster("paper"));
+    Simulator sim(pb);
+    Placement p = heft(pb);
+    ASSERT_EQ(static_cast<int>(p.size()), pb.num_ops());
+    const double t = sim.makespan(p);
+    ASSERT_TRUE(std::isfinite(t));
+    EXPECT_GE(t, makespan_lower_bound(pb) * (1 - 1e-9));
+    double worst = 0;
+    for (int d = 0; d < pb.num_devices(); ++d) worst = std::max(worst, sim.makespan(Placement(pb.num_ops(), d)));
+    EXPECT_LT(t, worst);
+    EXPECT_EQ(heft(pb), p);  // deterministic
+  }
+}
+
+}  // namespace
+}  // namespace devplace
