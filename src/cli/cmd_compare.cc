@@ -41,7 +41,7 @@ void add_compare_command(CLI::App& app) {
   cmd->callback([a] {
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
-    Comparison cmp = compare_placers(pb, split_list(a->algos), place_options(a->search));
+    Comparison cmp = compare_placers(pb, split_list(a->algos), place_options(a->search), make_any_placer);
     auto speedup = [](double ref, double v) { return std::isfinite(v) && v > 0 && ref > 0 ? ref / v : 0.0; };
     if (a->json) {
       nlohmann::json j = {{"model", pb.graph().name()}, {"cluster", pb.cluster().name},

@@ -43,7 +43,7 @@ void add_place_command(CLI::App& app) {
   cmd->add_option("--algo,-a", a->algo, "Algorithm: " + [] {
     std::string s;
     for (auto& n : placer_names()) s += n + ", ";
-    return s + "<device>-only (default local-search)";
+    return s + "hsdag, hsdag-paper, <device>-only (default local-search)";
   }());
   add_search_options(*cmd, a->search);
   cmd->add_option("-o,--output", a->out, "Placement file to write (JSON)");
@@ -54,7 +54,7 @@ void add_place_command(CLI::App& app) {
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
     const PlaceOptions opts = place_options(a->search);
-    auto placer = make_placer_for(pb, a->algo);
+    auto placer = make_any_placer(pb, a->algo);
     auto t0 = std::chrono::steady_clock::now();
     Placement p = placer->place(pb, opts);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -27,6 +27,9 @@ void add_costs_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_place_command(CLI::App& app);
+void add_train_command(CLI::App& app);
+// Classical placers plus the learned ones (hsdag, hsdag-paper).
+std::unique_ptr<Placer> make_any_placer(const Problem& problem, const std::string& name);
 void add_compare_command(CLI::App& app);
 
 }  // namespace devplace::cli

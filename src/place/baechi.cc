@@ -18,7 +18,8 @@
 // Ops are walked in topological order and go to the current device c (cluster order) until c
 // has received T seconds of work, then c moves to the next device (the last one takes the
 // rest). An op c cannot run goes to the next device after c (cyclically) that can and has
-// room, without moving c; an op c can run but has no memory room for moves c on (c is full).
+// room, without moving c; an op c can run but has no memory room for moves c on (c is full;
+// the last device is never left, later ops then search the others cyclically from it).
 //
 // m-ETF. Earliest-task-first list scheduling: among all ready ops (every producer placed) and
 // every device that can run the op and has memory room, pick the pair with the earliest start,

@@ -28,7 +28,8 @@ std::vector<std::string> default_algorithms(const Problem& problem) {
   return names;
 }
 
-Comparison compare_placers(const Problem& problem, std::vector<std::string> algorithms, const PlaceOptions& options) {
+Comparison compare_placers(const Problem& problem, std::vector<std::string> algorithms, const PlaceOptions& options,
+                           const PlacerFactory& factory) {
   if (algorithms.empty()) algorithms = default_algorithms(problem);
   Comparison out;
   out.lower_bound = makespan_lower_bound(problem);
@@ -38,7 +39,7 @@ Comparison compare_placers(const Problem& problem, std::vector<std::string> algo
     ComparisonRow row;
     row.algorithm = algorithms[k];
     try {
-      auto placer = make_placer_for(problem, algorithms[k]);
+      auto placer = factory(problem, algorithms[k]);
       auto t0 = std::chrono::steady_clock::now();
       row.placement = placer->place(problem, options);
       row.place_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -2,6 +2,7 @@
 // `devplace compare` and of the benchmark report.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,11 +25,16 @@ struct Comparison {
   double best_single = 0;       // fastest feasible single-device latency
 };
 
-// Names: placer_names() entries or "<device>-only". An empty list means every single device
-// plus the default classical set. Placers that throw Error get a row with `error` set.
-Comparison compare_placers(const Problem& problem, std::vector<std::string> algorithms, const PlaceOptions& options);
-std::vector<std::string> default_algorithms(const Problem& problem);
 // Resolves "<device>-only" against the cluster, else make_placer(name).
 std::unique_ptr<Placer> make_placer_for(const Problem& problem, const std::string& name);
+
+// Makes a placer from a name; the command line extends the classical set with learned placers.
+using PlacerFactory = std::function<std::unique_ptr<Placer>(const Problem&, const std::string&)>;
+
+// Names: placer_names() entries or "<device>-only". An empty list means every single device
+// plus the default classical set. Placers that throw Error get a row with `error` set.
+Comparison compare_placers(const Problem& problem, std::vector<std::string> algorithms, const PlaceOptions& options,
+                           const PlacerFactory& factory = make_placer_for);
+std::vector<std::string> default_algorithms(const Problem& problem);
 
 }  // namespace devplace

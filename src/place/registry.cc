@@ -2,6 +2,7 @@
 #include <map>
 
 #include "place/placer.h"
+#include "place/tarnawski_placers.h"
 #include "util/error.h"
 
 namespace devplace {
@@ -13,6 +14,7 @@ const std::map<std::string, std::function<std::unique_ptr<Placer>()>>& factories
       {"heft", make_heft_placer},         {"m-topo", make_mtopo_placer},  {"m-etf", make_metf_placer},
       {"m-sct", make_msct_placer},        {"metis", make_metis_placer},   {"local-search", make_local_search_placer},
       {"exact", make_exact_placer},
+      {"tarnawski-greedy", make_tarnawski_greedy_placer}, {"tarnawski-dp", make_tarnawski_dp_placer},
   };
   return f;
 }

@@ -19,12 +19,13 @@
 //  - Latency = the largest finish. Checks, in this order, each one giving +inf with a reason:
 //    op unsupported where placed (op_time inf), colorClass split over devices, accelerator
 //    memory (sum of weight_bytes > memory_bytes when memory_bytes > 0), contiguity (no path
-//    leaves an accelerator's set and comes back).
+//    leaves an accelerator's set and comes back), and order: the graph contracted by the sets
+//    must be acyclic (two contiguous sets may still each need the other's output first; their
+//    code fails on it and their IP has no solution, so it is infeasible).
 // Contiguity is checked in one topological sweep with a bitset per op: left[v] = the
 // accelerators some path has left before reaching v; v on accelerator d with d in left[v] is a
-// re-entry. When every set is contiguous the graph contracted by accelerator sets is a DAG (a
-// cycle in it would be a path leaving some set and re-entering it), so Kahn's algorithm over
-// CPU ops + accelerator sets gives the finish times.
+// re-entry. Kahn's algorithm over the contracted graph (CPU ops + accelerator sets) then gives
+// the finish times, or finds a cycle among the sets.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -241,8 +242,43 @@ TarnawskiResult TarnawskiEvaluator::run(const Placement& pl, bool want_reason) {
     latency = std::max(latency, finish);
     for (int m = mem_off_[d]; m < mem_off_[d + 1]; ++m) release(x, members_[m], finish);
   }
-  if (static_cast<int>(queue_.size()) != expected)  // unreachable after the contiguity check
-    return fail([] { return std::string("device sets form a cycle"); });
+  if (static_cast<int>(queue_.size()) != expected) {
+    // Two or more sets each wait for another's output: contiguous sets can still do this
+    // (a -> b with a on fpga0, b on fpga1; c -> d with c on fpga1, d on fpga0). Their code
+    // rejects it (getTopologicalSort: "contracted graph is not acyclic") and their IP has no
+    // solution for it, so it is infeasible. Name the sets of one cycle: walk back through
+    // unprocessed predecessors until a node repeats.
+    return fail([&] {
+      int x = -1;
+      for (int d = 0; d < D_ && x < 0; ++d)
+        if (d != host_ && mem_off_[d + 1] > mem_off_[d] && indeg_[n_ + d] > 0) x = n_ + d;
+      std::vector<int> walk, pos(N, -1);
+      while (x >= 0 && pos[x] < 0) {
+        pos[x] = static_cast<int>(walk.size());
+        walk.push_back(x);
+        int next = -1;
+        const int lo = x < n_ ? x : -1;
+        auto scan = [&](int v) {
+          for (int k = pred_off_[v]; k < pred_off_[v + 1] && next < 0; ++k) {
+            const int y = node(pred_[k]);
+            if (y != x && indeg_[y] > 0) next = y;
+          }
+        };
+        if (lo >= 0) scan(lo);
+        else
+          for (int m = mem_off_[x - n_]; m < mem_off_[x - n_ + 1] && next < 0; ++m) scan(members_[m]);
+        x = next;
+      }
+      std::string names;
+      if (x >= 0)
+        for (std::size_t k = pos[x]; k < walk.size(); ++k) {
+          const int y = walk[k];
+          names += (names.empty() ? "" : " <- ") + (y < n_ ? "op '" + g.op(y).name + "'" : "'" + dev_name(p_, y - n_) + "'");
+        }
+      return "accelerator sets wait for each other in a cycle (" + names +
+             "): each needs another's output before it can start";
+    });
+  }
   r.latency = latency;
   return r;
 }

@@ -1,0 +1,138 @@
+// `devplace train MODEL`: train the HSDAG placer with progress, a CSV log, an SVG plot,
+// checkpoints and resume; writes the best placement. Also the learned-placer factory that
+// `place` and `compare` use for --algo hsdag.
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "cli/command_list.h"
+#include "io/placement_io.h"
+#include "learn/hsdag.h"
+#include "place/compare.h"
+#include "report/plot.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/log.h"
+
+namespace devplace::cli {
+
+std::unique_ptr<Placer> make_any_placer(const Problem& problem, const std::string& name) {
+  if (name == "hsdag") return make_hsdag_placer(hsdag_preset("default"));
+  if (name == "hsdag-paper") return make_hsdag_placer(hsdag_preset("paper"));
+  return make_placer_for(problem, name);
+}
+
+namespace {
+
+// "-shape,-node_id,+cost": switch feature groups off (-) or on (+).
+void apply_features(const std::string& spec, FeatureOptions& f) {
+  std::stringstream ss(spec);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.size() < 2 || (item[0] != '-' && item[0] != '+'))
+      throw Error("", "", "--features items look like -shape or +cost, not '" + item + "'");
+    bool on = item[0] == '+';
+    std::string g = item.substr(1);
+    if (g == "op_type") f.op_type = on;
+    else if (g == "degree") f.degree = on;
+    else if (g == "shape") f.output_shape = on;
+    else if (g == "position") f.position = on;
+    else if (g == "fractal") f.fractal = on;
+    else if (g == "node_id") f.node_id = on;
+    else if (g == "cost") f.cost = on;
+    else if (g == "structure") f.degree = f.position = f.fractal = on;
+    else
+      throw Error("", "", "unknown feature group '" + g +
+                              "' (op_type, degree, shape, position, fractal, node_id, cost, structure)");
+  }
+}
+
+std::string log_csv(const std::vector<EpisodeLog>& log) {
+  std::string out = "episode,mean_latency_ms,best_latency_ms,mean_reward,entropy,groups,seconds\n";
+  char buf[256];
+  for (const auto& e : log) {
+    std::snprintf(buf, sizeof buf, "%d,%.6f,%.6f,%.6f,%.6f,%d,%.4f\n", e.episode, e.mean_latency * 1e3,
+                  e.best_latency * 1e3, e.mean_reward, e.entropy, e.groups, e.seconds);
+    out += buf;
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  struct Args {
+    ModelOptions model;
+    std::string preset = "default", features, checkpoint, out, log, plot;
+    std::vector<std::string> overrides;
+    int episodes = 0, samples = 0, levels = -1;
+    std::uint64_t seed = 1;
+    bool resume = false;
+    int stop_after = 0;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd = app.add_subcommand("train", "Train the HSDAG placer and write the best placement it found");
+  add_model_options(*cmd, a->model);
+  cmd->add_option("--preset", a->preset, "default (ours) or paper (the released configuration)");
+  cmd->add_option("--episodes", a->episodes, "Episodes (default: the preset's)");
+  cmd->add_option("--samples", a->samples, "Placements sampled per episode (default: the preset's)");
+  cmd->add_option("--levels", a->levels, "Graph-parsing pooling levels (default: the preset's)");
+  cmd->add_option("--seed", a->seed, "Seed (default 1)");
+  cmd->add_option("--set", a->overrides, "Override a setting, e.g. --set lr=0.003 --set levels=2 (repeatable)");
+  cmd->add_option("--features", a->features, "Feature groups on/off, e.g. -shape,-node_id,+cost");
+  cmd->add_option("--checkpoint", a->checkpoint, "Checkpoint folder (written atomically every few episodes)");
+  cmd->add_flag("--resume", a->resume, "Continue from the checkpoint in --checkpoint");
+  cmd->add_option("--stop-after", a->stop_after, "Stop after this many episodes in this run (to test resume)");
+  cmd->add_option("-o,--output", a->out, "Placement file to write");
+  cmd->add_option("--log", a->log, "Training log (CSV)");
+  cmd->add_option("--plot", a->plot, "Plot of reward and best latency over episodes (SVG)");
+  cmd->callback([a] {
+    if (a->resume && a->checkpoint.empty()) throw Error("", "", "--resume needs --checkpoint DIR");
+    auto ctx = load_context(a->model);
+    const Problem& pb = *ctx->problem;
+    HsdagConfig cfg = hsdag_preset(a->preset);
+    if (a->episodes > 0) cfg.episodes = a->episodes;
+    if (a->samples > 0) cfg.samples = a->samples;
+    if (a->levels >= 0) cfg.pool_levels = a->levels;
+    cfg.seed = a->seed;
+    cfg.checkpoint_dir = a->checkpoint;
+    cfg.resume = a->resume;
+    cfg.stop_after = a->stop_after;
+    apply_features(a->features, cfg.features);
+    for (const auto& o : a->overrides) apply_hsdag_override(cfg, o);
+    SimulatedReward reward(pb);
+    log::Progress progress("train", cfg.episodes);
+    const bool plain = !log::progress_enabled() && !log::quiet();
+    TrainResult r = train_hsdag(pb, reward, cfg, [&](const EpisodeLog& e) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "best %.3f ms  mean %.3f ms  entropy %.3f  groups %d", e.best_latency * 1e3,
+                    e.mean_latency * 1e3, e.entropy, e.groups);
+      progress.update(e.episode, buf);
+      if (plain && (e.episode % 10 == 0 || e.episode == cfg.episodes))
+        std::fprintf(stderr, "episode %d/%d: %s\n", e.episode, cfg.episodes, buf);
+    });
+    progress.finish();
+    std::printf("%s on %s: HSDAG (%s preset) best %s ms (policy alone %s ms) after %d episodes x %d samples in "
+                "%.1f s; %d ops -> %d coarse nodes -> %d groups\n",
+                pb.graph().name().c_str(), pb.cluster().name.c_str(), a->preset.c_str(), ms(r.best_latency).c_str(),
+                ms(r.policy_latency).c_str(), r.episodes, cfg.samples, r.seconds, pb.num_ops(), r.coarse_nodes,
+                r.groups);
+    if (!a->out.empty()) {
+      write_placement(a->out, pb.graph(), pb.cluster(), r.best,
+                      {a->model.model, ctx->cluster_spec, "hsdag-" + a->preset, cfg.seed, r.best_latency});
+      std::printf("wrote %s\n", a->out.c_str());
+    }
+    if (!a->log.empty()) write_file_atomic(a->log, log_csv(r.log));
+    if (!a->plot.empty()) {
+      Series reward_s{"mean reward", {}, {}}, best_s{"best latency (ms)", {}, {}};
+      for (const auto& e : r.log) {
+        reward_s.x.push_back(e.episode), reward_s.y.push_back(e.mean_reward);
+        best_s.x.push_back(e.episode), best_s.y.push_back(e.best_latency * 1e3);
+      }
+      write_file_atomic(a->plot, two_panel_svg("HSDAG training: " + pb.graph().name() + " on " + pb.cluster().name,
+                                               "episode", reward_s, best_s));
+    }
+  });
+}
+
+}  // namespace devplace::cli

@@ -1,0 +1,263 @@
+#include "learn/coarsen.h"
+
+#include <algorithm>
+#include <functional>
+#include <numeric>
+#include <queue>
+#include <string>
+#include <unordered_map>
+
+#include "graph/op_costs.h"
+#include "util/error.h"
+
+namespace devplace {
+namespace {
+
+// Union-find with path halving; the representative is the smallest member, so results do not
+// depend on the order of unions.
+class UnionFind {
+ public:
+  explicit UnionFind(int n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  int find(int x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  // Returns true when a and b were in different sets.
+  bool unite(int a, int b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return false;
+    if (b < a) std::swap(a, b);
+    parent_[b] = a;
+    return true;
+  }
+
+ private:
+  std::vector<int> parent_;
+};
+
+void sort_unique(std::vector<int>& v) {
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+// Strongly connected components of a directed graph (Tarjan, iterative so that deep graphs do
+// not overflow the stack). Returns the component of every node and sets `count`.
+std::vector<int> tarjan_scc(const std::vector<std::vector<int>>& adj, int& count) {
+  const int n = static_cast<int>(adj.size());
+  std::vector<int> comp(n, -1), index(n, -1), low(n, 0), stack;
+  std::vector<char> on_stack(n, 0);
+  struct Frame {
+    int v;
+    std::size_t next;
+  };
+  std::vector<Frame> calls;
+  int next_index = 0;
+  count = 0;
+  for (int s = 0; s < n; ++s) {
+    if (index[s] != -1) continue;
+    index[s] = low[s] = next_index++;
+    stack.push_back(s);
+    on_stack[s] = 1;
+    calls.push_back({s, 0});
+    while (!calls.empty()) {
+      const int v = calls.back().v;
+      if (calls.back().next < adj[v].size()) {
+        const int w = adj[v][calls.back().next++];
+        if (index[w] == -1) {
+          index[w] = low[w] = next_index++;
+          stack.push_back(w);
+          on_stack[w] = 1;
+          calls.push_back({w, 0});
+        } else if (on_stack[w]) {
+          low[v] = std::min(low[v], index[w]);
+        }
+        continue;
+      }
+      if (low[v] == index[v]) {
+        int w;
+        do {
+          w = stack.back();
+          stack.pop_back();
+          on_stack[w] = 0;
+          comp[w] = count;
+        } while (w != v);
+        ++count;
+      }
+      calls.pop_back();
+      if (!calls.empty()) low[calls.back().v] = std::min(low[calls.back().v], low[v]);
+    }
+  }
+  return comp;
+}
+
+// The first op that produces one of op's inputs, in port order; -1 if none.
+int first_producer(const Graph& g, const Op& op) {
+  for (int t : op.inputs)
+    if (int p = g.tensor(t).producer; p >= 0) return p;
+  return -1;
+}
+
+}  // namespace
+
+Coarsening coarsen(const Graph& g, const CoarsenOptions& options) {
+  if (!g.finalized()) throw Error(g.source(), "", "coarsen: graph is not finalized");
+  const int n = g.num_ops();
+  Coarsening c;
+  c.stats.ops = n;
+  UnionFind uf(n);
+
+  std::vector<char> folded(n);
+  for (int i = 0; i < n; ++i) folded[i] = is_folded(g, g.op(i));
+
+  // Pass 1: single-predecessor merge.
+  if (options.merge_single_predecessor) {
+    for (int i = 0; i < n; ++i) {
+      int only = -1, count = 0;
+      for (int p : g.preds(i)) {
+        if (options.ignore_constant_predecessors && folded[p]) continue;
+        only = p;
+        ++count;
+      }
+      if (count != 1 || (options.chains_only && g.succs(only).size() != 1)) continue;
+      if (uf.unite(i, only)) ++c.stats.single_pred_merges;
+    }
+  }
+
+  // Pass 2: co-location.
+  if (options.colocate) {
+    for (int i = 0; i < n; ++i) {
+      const Op& op = g.op(i);
+      if (!folded[i] && classify(op.type) != OpClass::free) continue;
+      const int producer = first_producer(g, op);
+      int target = -1;
+      if (folded[i] || producer < 0) {
+        if (!g.succs(i).empty()) target = g.succs(i).front();
+        else target = producer;  // a constant nobody reads: keep it with what made it
+      } else {
+        target = producer;
+      }
+      if (target >= 0 && uf.unite(i, target)) ++c.stats.free_op_merges;
+    }
+    std::unordered_map<std::int64_t, int> first_of_color;
+    for (int i = 0; i < n; ++i) {
+      auto it = g.op(i).attrs.find("colorClass");
+      if (it == g.op(i).attrs.end()) continue;
+      const auto* color = std::get_if<std::int64_t>(&it->second);
+      if (!color) continue;
+      auto [pos, inserted] = first_of_color.emplace(*color, i);
+      if (!inserted && uf.unite(i, pos->second)) ++c.stats.color_merges;
+    }
+  }
+
+  // Quotient graph over union-find sets; set ids numbered by their smallest op (= the root).
+  std::vector<int> set_of(n), root_to_set(n, -1);
+  int num_sets = 0;
+  for (int i = 0; i < n; ++i) {
+    const int r = uf.find(i);
+    if (root_to_set[r] == -1) root_to_set[r] = num_sets++;
+    set_of[i] = root_to_set[r];
+  }
+  std::vector<std::vector<int>> set_succs(num_sets);
+  for (int i = 0; i < n; ++i)
+    for (int s : g.succs(i))
+      if (set_of[i] != set_of[s]) set_succs[set_of[i]].push_back(set_of[s]);
+  for (auto& v : set_succs) sort_unique(v);
+
+  // Pass 3: merge strongly connected components.
+  int num_sccs = 0;
+  const std::vector<int> scc = tarjan_scc(set_succs, num_sccs);
+  std::vector<int> scc_size(num_sccs, 0), scc_first(num_sccs, num_sets);
+  for (int s = 0; s < num_sets; ++s) {
+    ++scc_size[scc[s]];
+    scc_first[scc[s]] = std::min(scc_first[scc[s]], s);
+  }
+  for (int k = 0; k < num_sccs; ++k)
+    if (scc_size[k] > 1) ++c.stats.cycles_merged;
+
+  // Condensation DAG, then Kahn's algorithm, smallest first op first.
+  std::vector<std::vector<int>> dag(num_sccs);
+  std::vector<int> indegree(num_sccs, 0);
+  for (int s = 0; s < num_sets; ++s)
+    for (int t : set_succs[s])
+      if (scc[s] != scc[t]) dag[scc[s]].push_back(scc[t]);
+  for (auto& v : dag) {
+    sort_unique(v);
+    for (int t : v) ++indegree[t];
+  }
+  using Item = std::pair<int, int>;  // (smallest set id == smallest op order, scc)
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
+  for (int k = 0; k < num_sccs; ++k)
+    if (indegree[k] == 0) ready.push({scc_first[k], k});
+  std::vector<int> group_of_scc(num_sccs, -1);
+  int next_group = 0;
+  while (!ready.empty()) {
+    const int k = ready.top().second;
+    ready.pop();
+    group_of_scc[k] = next_group++;
+    for (int t : dag[k])
+      if (--indegree[t] == 0) ready.push({scc_first[t], t});
+  }
+
+  c.group_of_op.resize(n);
+  c.members.assign(next_group, {});
+  for (int i = 0; i < n; ++i) {
+    c.group_of_op[i] = group_of_scc[scc[set_of[i]]];
+    c.members[c.group_of_op[i]].push_back(i);  // ascending: i grows
+  }
+  c.preds.assign(next_group, {});
+  c.succs.assign(next_group, {});
+  for (int i = 0; i < n; ++i)
+    for (int s : g.succs(i)) {
+      const int a = c.group_of_op[i], b = c.group_of_op[s];
+      if (a != b) {
+        c.succs[a].push_back(b);
+        c.preds[b].push_back(a);
+      }
+    }
+  for (auto& v : c.preds) sort_unique(v);
+  for (auto& v : c.succs) sort_unique(v);
+  c.stats.groups = next_group;
+  for (const auto& m : c.members) c.stats.largest_group = std::max<int>(c.stats.largest_group, m.size());
+  return c;
+}
+
+Placement expand(const Coarsening& c, const std::vector<int>& group_device) {
+  if (static_cast<int>(group_device.size()) != c.num_groups())
+    throw Error("", "",
+                "expand: " + std::to_string(group_device.size()) + " group devices for " +
+                    std::to_string(c.num_groups()) + " groups");
+  Placement p(c.group_of_op.size());
+  for (std::size_t op = 0; op < p.size(); ++op) p[op] = group_device[c.group_of_op[op]];
+  return p;
+}
+
+bool is_valid_coarsening(const Graph& g, const Coarsening& c) {
+  const int n = g.num_ops(), k = c.num_groups();
+  if (static_cast<int>(c.group_of_op.size()) != n) return false;
+  if (static_cast<int>(c.preds.size()) != k || static_cast<int>(c.succs.size()) != k) return false;
+  std::vector<int> seen(n, 0);
+  for (int gi = 0; gi < k; ++gi) {
+    if (c.members[gi].empty()) return false;
+    if (!std::is_sorted(c.members[gi].begin(), c.members[gi].end())) return false;
+    for (int op : c.members[gi]) {
+      if (op < 0 || op >= n || seen[op]++ || c.group_of_op[op] != gi) return false;
+    }
+  }
+  for (int op = 0; op < n; ++op)
+    if (!seen[op]) return false;
+  std::vector<std::vector<int>> preds(k), succs(k);
+  for (int i = 0; i < n; ++i)
+    for (int s : g.succs(i)) {
+      const int a = c.group_of_op[i], b = c.group_of_op[s];
+      if (a == b) continue;
+      if (a > b) return false;  // not topologically numbered (or a cycle)
+      succs[a].push_back(b);
+      preds[b].push_back(a);
+    }
+  for (auto& v : preds) sort_unique(v);
+  for (auto& v : succs) sort_unique(v);
+  return preds == c.preds && succs == c.succs;
+}
+
+}  // namespace devplace

@@ -1,0 +1,89 @@
+// HSDAG (Duan et al., NeurIPS 2024): a structure-aware learned placer. The graph is coarsened,
+// each coarse node gets features, a GCN embeds them, graph-parsing pooling splits the graph
+// into a learned number of groups, and a policy picks a device per group; REINFORCE with a
+// moving-average baseline and an entropy bonus trains it end to end on a Reward.
+// This header is LibTorch-free; the network lives in hsdag_net.h (learn/ only).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "learn/coarsen.h"
+#include "learn/features.h"
+#include "learn/reward.h"
+#include "place/placer.h"
+
+namespace devplace {
+
+struct HsdagConfig {
+  // Network.
+  int hidden = 128;
+  int gcn_layers = 2;
+  int pool_gcn_layers = 1;      // GCN layers on the pooled graph, per parsing level
+  int pool_levels = 1;          // graph-parsing levels
+  double edge_threshold = 0.5;  // a dominant edge merges only if its score exceeds this
+  // true: an edge merges only when it is the dominant edge of both its ends (groups at most
+  // double per level, so a level can never collapse a chain into one group); false: every
+  // node's dominant edge merges, as in Graph Parsing Networks.
+  bool mutual_dominance = false;
+  double dropout = 0.2;
+  // Beyond the paper: each coarse node's device logits add its own term to its group's, so
+  // a group is a strong prior rather than a hard tie (false = the paper's per-group policy).
+  bool node_policy = false;
+  // Training.
+  double lr = 1e-3;
+  int episodes = 25;
+  int samples = 20;             // placements sampled per episode
+  double entropy_weight = 0.01;
+  double baseline_decay = 0.9;  // moving average of the reward
+  std::string reward = "speedup";  // speedup (reference latency / latency) or inverse (1 ms / latency)
+  double overflow_penalty = 1.0;   // reward minus this times (overflow / total weight bytes)
+  std::uint64_t seed = 1;
+  // Beyond the paper: after training, improve the best placement by single-op moves for at
+  // most this many evaluations (0 = off; reported separately from the pure policy).
+  int refine_evals = 0;
+  FeatureOptions features;
+  CoarsenOptions coarsen;
+  // Bookkeeping.
+  std::string checkpoint_dir;   // empty: no checkpoints
+  int checkpoint_every = 5;     // episodes
+  bool resume = false;
+  int stop_after = 0;           // stop after this many episodes in this run (tests); 0 = no limit
+};
+
+// "paper": the released configuration; "default": ours (chosen by measurement, docs/hsdag.md).
+HsdagConfig hsdag_preset(const std::string& name);
+// Applies "key=value" (e.g. "lr=0.003", "levels=2", "merge=false"); throws Error on a bad key.
+void apply_hsdag_override(HsdagConfig& config, const std::string& assignment);
+
+struct EpisodeLog {
+  int episode = 0;
+  double mean_latency = 0, best_latency = 0, mean_reward = 0, entropy = 0, seconds = 0;
+  int groups = 0;
+};
+
+struct TrainResult {
+  Placement best;               // per op
+  double best_latency = 0;      // seconds, as the reward measured it (after refinement)
+  double policy_latency = 0;    // best of the sampled and greedy placements, before refinement
+  int episodes = 0;             // episodes completed in total (including resumed ones)
+  int coarse_nodes = 0;
+  int groups = 0;               // groups of the final policy
+  double seconds = 0;           // wall time of this run
+  std::vector<EpisodeLog> log;
+};
+
+// Trains on `reward` and returns the best placement seen. `on_episode` (optional) is called
+// after every episode, e.g. for progress. Throws Error on bad config or a corrupt checkpoint.
+TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfig& config,
+                        const std::function<void(const EpisodeLog&)>& on_episode = {});
+
+// The number of groups the untrained / trained pooling produces (for tests and reports).
+int hsdag_group_count(const Problem& problem, const HsdagConfig& config);
+
+std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config);
+
+}  // namespace devplace

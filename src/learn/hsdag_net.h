@@ -1,0 +1,44 @@
+// The HSDAG network in LibTorch (internal to learn/): input MLP, GCN layers over the coarse
+// graph, graph-parsing pooling levels and the device policy. Inputs are built once per graph
+// (GraphTensors); forward() returns per-group device logits and the group of every node.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <vector>
+
+namespace devplace {
+
+// A graph in the form message passing needs: undirected edges (u < v) and the normalised
+// adjacency with self loops, D^-1/2 (A + I) D^-1/2, as (src, dst, weight) triples.
+struct GraphTensors {
+  int nodes = 0;
+  std::vector<std::pair<int, int>> edges;  // undirected, u < v, no duplicates
+  torch::Tensor src, dst, weight;          // normalised adjacency incl. self loops
+  static GraphTensors build(int nodes, std::vector<std::pair<int, int>> edges);
+};
+
+struct NetOutput {
+  torch::Tensor logits;              // [decision units, devices]
+  std::vector<int> unit_of_node;     // coarse node -> decision unit (its group, or itself)
+  int groups = 0;                    // groups the pooling made
+};
+
+class HsdagNetImpl : public torch::nn::Module {
+ public:
+  HsdagNetImpl(int features, int hidden, int devices, int gcn_layers, int pool_gcn_layers, int pool_levels,
+               double edge_threshold, double dropout, bool node_policy, bool mutual);
+  NetOutput forward(const torch::Tensor& x, const GraphTensors& graph);
+
+ private:
+  torch::Tensor propagate(const torch::Tensor& h, const GraphTensors& g);
+  int pool_levels_, pool_gcn_layers_;
+  double threshold_, dropout_;
+  bool node_policy_, mutual_;
+  torch::nn::Linear node1_{nullptr}, node2_{nullptr};
+  torch::nn::Linear in1_{nullptr}, in2_{nullptr}, score1_{nullptr}, score2_{nullptr}, pol1_{nullptr}, pol2_{nullptr};
+  torch::nn::ModuleList gcn_, pool_gcn_;
+};
+TORCH_MODULE(HsdagNet);
+
+}  // namespace devplace

@@ -1,0 +1,356 @@
+// HSDAG training: REINFORCE over sampled placements with a moving-average baseline, an
+// entropy bonus and Adam; checkpoints (atomic) and resume; the placer wrapper.
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <sstream>
+
+#include "learn/hsdag.h"
+#include "learn/hsdag_net.h"
+#include "util/error.h"
+#include "util/log.h"
+
+namespace devplace {
+
+namespace {
+
+struct Prepared {
+  Coarsening coarse;
+  FeatureMatrix features;
+  GraphTensors graph;
+  torch::Tensor x;
+};
+
+Prepared prepare(const Problem& problem, const HsdagConfig& cfg) {
+  Prepared p;
+  p.coarse = coarsen(problem.graph(), cfg.coarsen);
+  p.features = node_features(problem, p.coarse, cfg.features);
+  std::vector<std::pair<int, int>> edges;
+  for (int u = 0; u < p.coarse.num_groups(); ++u)
+    for (int v : p.coarse.succs[u]) edges.push_back({u, v});
+  p.graph = GraphTensors::build(p.coarse.num_groups(), std::move(edges));
+  p.x = torch::from_blob(p.features.data.data(), {p.features.rows, p.features.cols}, torch::kFloat).clone();
+  return p;
+}
+
+HsdagNet make_net(const Prepared& p, int devices, const HsdagConfig& c) {
+  return HsdagNet(p.features.cols, c.hidden, devices, c.gcn_layers, c.pool_gcn_layers, c.pool_levels,
+                  c.edge_threshold, c.dropout, c.node_policy, c.mutual_dominance);
+}
+
+void check_config(const HsdagConfig& c) {
+  if (c.hidden <= 0 || c.gcn_layers < 0 || c.pool_levels < 0 || c.pool_gcn_layers < 0)
+    throw Error("", "", "HSDAG: hidden must be positive and layer counts non-negative");
+  if (c.episodes <= 0 || c.samples <= 0) throw Error("", "", "HSDAG: episodes and samples must be positive");
+  if (!(c.lr > 0)) throw Error("", "", "HSDAG: learning rate must be positive");
+  if (c.reward != "speedup" && c.reward != "inverse")
+    throw Error("", "", "HSDAG: reward must be 'speedup' or 'inverse', not '" + c.reward + "'");
+}
+
+// Everything needed to continue training exactly where it stopped.
+struct TrainerState {
+  int episode = 0;
+  double baseline = 0;
+  bool baseline_set = false;
+  double best_latency = std::numeric_limits<double>::infinity();
+  Placement best;
+  std::mt19937_64 rng;
+  std::vector<EpisodeLog> log;
+};
+
+std::string checkpoint_path(const std::string& dir) { return dir + "/hsdag.ckpt"; }
+
+void save_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& opt, const TrainerState& st,
+                     const Prepared& p) {
+  std::filesystem::create_directories(dir);
+  torch::serialize::OutputArchive ar, model_ar, opt_ar;
+  net->save(model_ar);
+  opt.save(opt_ar);
+  ar.write("model", model_ar);
+  ar.write("optimizer", opt_ar);
+  ar.write("shape", torch::tensor({static_cast<int64_t>(p.features.rows), static_cast<int64_t>(p.features.cols)}));
+  ar.write("episode", torch::tensor(static_cast<int64_t>(st.episode)));
+  ar.write("baseline", torch::tensor({st.baseline, st.baseline_set ? 1.0 : 0.0, st.best_latency}, torch::kDouble));
+  std::vector<int64_t> best(st.best.begin(), st.best.end());
+  ar.write("best", torch::tensor(best, torch::kLong));
+  std::ostringstream rng;
+  rng << st.rng;
+  std::string r = rng.str();
+  ar.write("rng", torch::from_blob(r.data(), {static_cast<int64_t>(r.size())}, torch::kUInt8).clone());
+  ar.write("torch_rng", at::detail::getDefaultCPUGenerator().get_state());
+  std::vector<double> log;
+  for (const auto& e : st.log)
+    log.insert(log.end(), {double(e.episode), e.mean_latency, e.best_latency, e.mean_reward, e.entropy, e.seconds,
+                           double(e.groups)});
+  ar.write("log", torch::tensor(log, torch::kDouble));
+  const std::string path = checkpoint_path(dir), tmp = path + ".tmp";
+  ar.save_to(tmp);
+  std::filesystem::rename(tmp, path);  // atomic: a crash leaves the previous checkpoint intact
+}
+
+bool load_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& opt, TrainerState& st,
+                     const Prepared& p) {
+  const std::string path = checkpoint_path(dir);
+  if (!std::filesystem::exists(path)) return false;
+  try {
+    torch::serialize::InputArchive ar, model_ar, opt_ar;
+    ar.load_from(path);
+    torch::Tensor t;
+    ar.read("shape", t);
+    if (t[0].item<int64_t>() != p.features.rows || t[1].item<int64_t>() != p.features.cols)
+      throw Error(path, "", "checkpoint was made for another graph or feature set");
+    ar.read("model", model_ar);
+    net->load(model_ar);
+    ar.read("optimizer", opt_ar);
+    opt.load(opt_ar);
+    ar.read("episode", t);
+    st.episode = static_cast<int>(t.item<int64_t>());
+    ar.read("baseline", t);
+    st.baseline = t[0].item<double>();
+    st.baseline_set = t[1].item<double>() > 0;
+    st.best_latency = t[2].item<double>();
+    ar.read("best", t);
+    st.best.assign(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
+    ar.read("rng", t);
+    std::istringstream rng(std::string(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()), t.numel()));
+    rng >> st.rng;
+    ar.read("torch_rng", t);
+    at::Generator gen = at::detail::getDefaultCPUGenerator();
+    gen.set_state(t);
+    ar.read("log", t);
+    const double* l = t.data_ptr<double>();
+    st.log.clear();
+    for (int64_t i = 0; i + 7 <= t.numel(); i += 7)
+      st.log.push_back({int(l[i]), l[i + 1], l[i + 2], l[i + 3], l[i + 4], l[i + 5], int(l[i + 6])});
+  } catch (const c10::Error& e) {
+    throw Error(path, "", std::string("corrupt or incompatible checkpoint: ") + e.what_without_backtrace());
+  }
+  return true;
+}
+
+double reward_of(const Evaluation& e, double reference, const HsdagConfig& c, double weight_bytes) {
+  if (!std::isfinite(e.latency) || e.latency <= 0) return 0;
+  double r = c.reward == "speedup" ? reference / e.latency : 1e-3 / e.latency;
+  // Infeasible placements lose in proportion to how far over memory they are.
+  if (!e.feasible) r -= c.overflow_penalty * (1.0 + static_cast<double>(e.overflow_bytes) / std::max(1.0, weight_bytes));
+  return r;
+}
+
+// Greedy single-op moves in topological order, first improvement, until a pass finds nothing
+// or the budget is spent. Cheap insurance against the last few ops a policy gets wrong.
+void refine(const Problem& problem, Reward& reward, int budget, Placement& best, double& best_latency) {
+  int used = 0;
+  for (bool improved = true; improved && used < budget;) {
+    improved = false;
+    for (int i = 0; i < problem.num_ops() && used < budget; ++i) {
+      const int keep = best[i];
+      for (int d = 0; d < problem.num_devices() && used < budget; ++d) {
+        if (d == keep || !(problem.op_time(i, d) < kInfeasibleTime)) continue;
+        best[i] = d;
+        Evaluation e = reward.evaluate(best);
+        ++used;
+        if (e.feasible && e.latency < best_latency * (1 - 1e-9)) {
+          best_latency = e.latency;
+          improved = true;
+          break;
+        }
+        best[i] = keep;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfig& cfg,
+                        const std::function<void(const EpisodeLog&)>& on_episode) {
+  check_config(cfg);
+  const auto t_start = std::chrono::steady_clock::now();
+  torch::set_num_threads(1);  // fastest here, and deterministic
+  torch::manual_seed(cfg.seed);
+  Prepared prep = prepare(problem, cfg);
+  const int G0 = prep.coarse.num_groups(), D = problem.num_devices();
+  HsdagNet net = make_net(prep, D, cfg);
+  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
+  TrainerState st;
+  st.rng.seed(cfg.seed);
+  if (cfg.resume && !cfg.checkpoint_dir.empty()) load_checkpoint(cfg.checkpoint_dir, net, opt, st, prep);
+
+  // Reference for the speed-up reward: the best single device.
+  double reference = std::numeric_limits<double>::infinity();
+  for (int d = 0; d < D; ++d) {
+    Evaluation e = reward.evaluate(Placement(problem.num_ops(), d));
+    if (std::isfinite(e.latency) && (e.feasible || !std::isfinite(reference))) reference = std::min(reference, e.latency);
+    if (e.feasible && e.latency < st.best_latency) {
+      st.best_latency = e.latency;
+      st.best = Placement(problem.num_ops(), d);
+    }
+  }
+  if (!std::isfinite(reference)) reference = 1;
+  double weight_bytes = 0;
+  for (int i = 0; i < problem.num_ops(); ++i) weight_bytes += static_cast<double>(problem.weight_bytes(i));
+
+  int run_episodes = 0;
+  std::vector<int> group_device;
+  for (; st.episode < cfg.episodes; ++st.episode) {
+    if (cfg.stop_after > 0 && run_episodes >= cfg.stop_after) break;
+    const auto t_ep = std::chrono::steady_clock::now();
+    net->train();
+    NetOutput out = net->forward(prep.x, prep.graph);
+    const int G = static_cast<int>(out.logits.size(0));  // decision units
+    auto logp = torch::log_softmax(out.logits, 1);
+    auto probs = logp.exp().detach().contiguous();
+    const float* pr = probs.data_ptr<float>();
+    std::uniform_real_distribution<double> unif(0.0, 1.0);
+    std::vector<int64_t> actions(static_cast<std::size_t>(cfg.samples) * G);
+    std::vector<double> rewards(cfg.samples), latencies(cfg.samples);
+    for (int k = 0; k < cfg.samples; ++k) {
+      group_device.assign(G0, 0);
+      std::vector<int> by_group(G);
+      for (int g = 0; g < G; ++g) {
+        double u = unif(st.rng), acc = 0;
+        int d = D - 1;
+        for (int j = 0; j < D; ++j)
+          if ((acc += pr[g * D + j]) >= u) {
+            d = j;
+            break;
+          }
+        by_group[g] = d;
+        actions[static_cast<std::size_t>(k) * G + g] = d;
+      }
+      for (int v = 0; v < G0; ++v) group_device[v] = by_group[out.unit_of_node[v]];
+      Placement p = expand(prep.coarse, group_device);
+      Evaluation e = reward.evaluate(p);
+      latencies[k] = e.latency;
+      rewards[k] = reward_of(e, reference, cfg, weight_bytes);
+      if (e.feasible && e.latency < st.best_latency) {
+        st.best_latency = e.latency;
+        st.best = std::move(p);
+      }
+    }
+    double mean = 0;
+    for (double r : rewards) mean += r;
+    mean /= cfg.samples;
+    if (!st.baseline_set) st.baseline = mean, st.baseline_set = true;
+    double var = 0;
+    for (double r : rewards) var += (r - mean) * (r - mean);
+    const double scale = 1.0 / (std::sqrt(var / cfg.samples) + 1e-6);
+    std::vector<float> adv(cfg.samples);
+    for (int k = 0; k < cfg.samples; ++k) adv[k] = static_cast<float>((rewards[k] - st.baseline) * scale);
+    st.baseline = cfg.baseline_decay * st.baseline + (1 - cfg.baseline_decay) * mean;
+
+    auto a = torch::tensor(actions, torch::kLong).view({cfg.samples, G});
+    auto lp = logp.unsqueeze(0).expand({cfg.samples, G, D}).gather(2, a.unsqueeze(2)).squeeze(2).sum(1);
+    auto entropy = -(logp.exp() * logp).sum(1).mean();
+    auto loss = -(torch::tensor(adv) * lp).mean() - cfg.entropy_weight * entropy;
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+
+    EpisodeLog e;
+    e.episode = st.episode + 1;
+    double ml = 0;
+    int finite = 0;
+    for (double l : latencies)
+      if (std::isfinite(l)) ml += l, ++finite;
+    e.mean_latency = finite ? ml / finite : std::numeric_limits<double>::infinity();
+    e.best_latency = st.best_latency;
+    e.mean_reward = mean;
+    e.entropy = entropy.item<double>();
+    e.groups = out.groups;
+    e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ep).count();
+    st.log.push_back(e);
+    ++run_episodes;
+    if (on_episode) on_episode(e);
+    if (!cfg.checkpoint_dir.empty() && cfg.checkpoint_every > 0 && (st.episode + 1) % cfg.checkpoint_every == 0) {
+      st.episode += 1;  // the checkpoint records episodes completed
+      save_checkpoint(cfg.checkpoint_dir, net, opt, st, prep);
+      st.episode -= 1;
+    }
+  }
+
+  // The trained policy's own answer: the most likely device for every group.
+  torch::NoGradGuard no_grad;
+  net->eval();
+  NetOutput out = net->forward(prep.x, prep.graph);
+  auto best_dev = out.logits.argmax(1).contiguous();
+  group_device.assign(G0, 0);
+  for (int v = 0; v < G0; ++v) group_device[v] = static_cast<int>(best_dev[out.unit_of_node[v]].item<int64_t>());
+  Placement greedy = expand(prep.coarse, group_device);
+  Evaluation ge = reward.evaluate(greedy);
+  if (ge.feasible && ge.latency < st.best_latency) st.best_latency = ge.latency, st.best = greedy;
+  if (st.best.empty()) st.best = greedy, st.best_latency = ge.latency;
+  const double policy_latency = st.best_latency;
+  if (cfg.refine_evals > 0) refine(problem, reward, cfg.refine_evals, st.best, st.best_latency);
+
+  TrainResult r;
+  r.best = st.best;
+  r.best_latency = st.best_latency;
+  r.policy_latency = policy_latency;
+  r.episodes = st.episode;
+  r.coarse_nodes = G0;
+  r.groups = out.groups;
+  r.log = st.log;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  return r;
+}
+
+int hsdag_group_count(const Problem& problem, const HsdagConfig& cfg) {
+  torch::manual_seed(cfg.seed);
+  Prepared prep = prepare(problem, cfg);
+  HsdagNet net = make_net(prep, problem.num_devices(), cfg);
+  torch::NoGradGuard no_grad;
+  net->eval();
+  return net->forward(prep.x, prep.graph).groups;
+}
+
+namespace {
+
+// Any objective as a Reward (e.g. Tarnawski's latency model); infeasible = +inf latency.
+class ObjectiveReward : public Reward {
+ public:
+  ObjectiveReward(const Problem& p, Objective o) : fn_(make_objective(p, o)) {}
+  std::string name() const override { return "objective"; }
+  Evaluation evaluate(const Placement& p) override {
+    double l = fn_(p);
+    return {l, std::isfinite(l), 0};
+  }
+
+ private:
+  ObjectiveFn fn_;
+};
+
+class HsdagPlacer : public Placer {
+ public:
+  explicit HsdagPlacer(HsdagConfig c) : config_(std::move(c)) {}
+  std::string name() const override { return "hsdag"; }
+  Placement place(const Problem& problem, const PlaceOptions& options) override {
+    HsdagConfig c = config_;
+    c.seed = options.seed;
+    std::unique_ptr<Reward> reward;
+    if (options.objective == Objective::simulator)
+      reward = std::make_unique<SimulatedReward>(problem);
+    else
+      reward = std::make_unique<ObjectiveReward>(problem, options.objective);
+    log::Progress progress("hsdag", c.episodes);
+    TrainResult r = train_hsdag(problem, *reward, c, [&](const EpisodeLog& e) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf, "best %.3f ms, groups %d", e.best_latency * 1e3, e.groups);
+      progress.update(e.episode, buf);
+    });
+    progress.finish();
+    return r.best;
+  }
+
+ private:
+  HsdagConfig config_;
+};
+
+}  // namespace
+
+std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config) { return std::make_unique<HsdagPlacer>(std::move(config)); }
+
+}  // namespace devplace

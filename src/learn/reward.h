@@ -1,0 +1,43 @@
+// Reward: how a learned placer learns what a placement is worth. The trainer sees a Problem
+// only through this interface, so the same training runs on the simulator (SimulatedReward,
+// fast, the default) or on real measurements (a later MeasuredReward) unchanged.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cost/cost_model.h"
+#include "sim/schedule.h"
+#include "sim/simulator.h"
+
+namespace devplace {
+
+struct Evaluation {
+  double latency = 0;             // seconds; finite even when infeasible if it could be timed
+  bool feasible = true;
+  std::int64_t overflow_bytes = 0;  // memory over capacity summed over devices
+};
+
+class Reward {
+ public:
+  virtual ~Reward() = default;
+  virtual std::string name() const = 0;
+  // Evaluates one placement. May be slow (real runs); called from one thread.
+  virtual Evaluation evaluate(const Placement& placement) = 0;
+};
+
+// The event simulator as a reward. REQUIRES: problem outlives it.
+class SimulatedReward : public Reward {
+ public:
+  explicit SimulatedReward(const Problem& problem) : sim_(problem) {}
+  std::string name() const override { return "simulated"; }
+  Evaluation evaluate(const Placement& placement) override;
+  long long evaluations() const { return evaluations_; }
+
+ private:
+  Simulator sim_;
+  long long evaluations_ = 0;
+};
+
+}  // namespace devplace
