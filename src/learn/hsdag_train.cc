@@ -99,28 +99,33 @@ bool load_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& 
     torch::serialize::InputArchive ar, model_ar, opt_ar;
     ar.load_from(path);
     torch::Tensor t;
-    ar.read("shape", t);
+    // Each read needs a fresh tensor: reading into one that holds storage tries to resize it.
+    auto read = [&](const char* key) {
+      t = torch::Tensor();
+      ar.read(key, t);
+    };
+    read("shape");
     if (t[0].item<int64_t>() != p.features.rows || t[1].item<int64_t>() != p.features.cols)
       throw Error(path, "", "checkpoint was made for another graph or feature set");
     ar.read("model", model_ar);
     net->load(model_ar);
     ar.read("optimizer", opt_ar);
     opt.load(opt_ar);
-    ar.read("episode", t);
+    read("episode");
     st.episode = static_cast<int>(t.item<int64_t>());
-    ar.read("baseline", t);
+    read("baseline");
     st.baseline = t[0].item<double>();
     st.baseline_set = t[1].item<double>() > 0;
     st.best_latency = t[2].item<double>();
-    ar.read("best", t);
+    read("best");
     st.best.assign(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
-    ar.read("rng", t);
+    read("rng");
     std::istringstream rng(std::string(reinterpret_cast<const char*>(t.data_ptr<uint8_t>()), t.numel()));
     rng >> st.rng;
-    ar.read("torch_rng", t);
+    read("torch_rng");
     at::Generator gen = at::detail::getDefaultCPUGenerator();
     gen.set_state(t);
-    ar.read("log", t);
+    read("log");
     const double* l = t.data_ptr<double>();
     st.log.clear();
     for (int64_t i = 0; i + 7 <= t.numel(); i += 7)
@@ -139,28 +144,20 @@ double reward_of(const Evaluation& e, double reference, const HsdagConfig& c, do
   return r;
 }
 
-// Greedy single-op moves in topological order, first improvement, until a pass finds nothing
-// or the budget is spent. Cheap insurance against the last few ops a policy gets wrong.
-void refine(const Problem& problem, Reward& reward, int budget, Placement& best, double& best_latency) {
-  int used = 0;
-  for (bool improved = true; improved && used < budget;) {
-    improved = false;
-    for (int i = 0; i < problem.num_ops() && used < budget; ++i) {
-      const int keep = best[i];
-      for (int d = 0; d < problem.num_devices() && used < budget; ++d) {
-        if (d == keep || !(problem.op_time(i, d) < kInfeasibleTime)) continue;
-        best[i] = d;
-        Evaluation e = reward.evaluate(best);
-        ++used;
-        if (e.feasible && e.latency < best_latency * (1 - 1e-9)) {
-          best_latency = e.latency;
-          improved = true;
-          break;
-        }
-        best[i] = keep;
-      }
-    }
-  }
+// Polishes a placement by simulated annealing under the same reward (beyond the paper; off in
+// the paper preset). Infeasible placements score +inf so the polish never trades feasibility.
+void refine(const Problem& problem, Reward& reward, int budget, std::uint64_t seed, Placement& best,
+            double& best_latency) {
+  PlaceOptions o;
+  o.seed = seed;
+  o.eval_budget = budget;
+  ObjectiveFn score = [&reward](const Placement& p) {
+    Evaluation e = reward.evaluate(p);
+    return e.feasible ? e.latency : kInfeasibleTime;
+  };
+  Placement polished = anneal_placement(problem, best, o, score);
+  const double l = score(polished);
+  if (l < best_latency) best = std::move(polished), best_latency = l;
 }
 
 }  // namespace
@@ -284,7 +281,7 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   if (ge.feasible && ge.latency < st.best_latency) st.best_latency = ge.latency, st.best = greedy;
   if (st.best.empty()) st.best = greedy, st.best_latency = ge.latency;
   const double policy_latency = st.best_latency;
-  if (cfg.refine_evals > 0) refine(problem, reward, cfg.refine_evals, st.best, st.best_latency);
+  if (cfg.refine_evals > 0) refine(problem, reward, cfg.refine_evals, cfg.seed, st.best, st.best_latency);
 
   TrainResult r;
   r.best = st.best;

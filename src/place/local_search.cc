@@ -39,7 +39,11 @@ class LocalSearch : public Placer {
     ObjectiveFn score = make_objective(p, o.objective);
     Placement cur = best_start(p, o, score);
     if (D == 1) return cur;
-    Search s(p, o, score, std::move(cur));
+    return anneal(p, o, score, std::move(cur));
+  }
+
+  static Placement anneal(const Problem& p, const PlaceOptions& o, ObjectiveFn& score, Placement start) {
+    Search s(p, o, score, std::move(start));
     return s.run();
   }
 
@@ -269,5 +273,10 @@ class LocalSearch : public Placer {
 }  // namespace
 
 std::unique_ptr<Placer> make_local_search_placer() { return std::make_unique<LocalSearch>(); }
+
+Placement anneal_placement(const Problem& p, Placement start, const PlaceOptions& o, ObjectiveFn score) {
+  if (p.num_ops() == 0 || p.num_devices() == 1) return start;
+  return LocalSearch::anneal(p, o, score, std::move(start));
+}
 
 }  // namespace devplace

@@ -68,6 +68,10 @@ struct Verdict {
 };
 Verdict judge(const Problem& problem, const Placement& placement, Objective objective);
 
+// Simulated annealing from `start` (the moves and schedule of local-search) under `score` and
+// the budgets in `options`; returns the best placement seen (never worse than `start`).
+Placement anneal_placement(const Problem& problem, Placement start, const PlaceOptions& options, ObjectiveFn score);
+
 // Lower bound on the makespan of any placement: the larger of the critical path with every op
 // at its fastest device (transfers free) and the total of fastest op times over the device count.
 double makespan_lower_bound(const Problem& problem);
