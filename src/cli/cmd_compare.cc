@@ -34,14 +34,19 @@ void add_compare_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("compare", "Run every placer on one model and cluster; one row per placer");
   add_model_options(*cmd, a->model);
-  cmd->add_option("--algos", a->algos, "Comma-separated algorithms (default: single devices + classical set)");
+  cmd->add_option("--algos", a->algos, "Comma-separated algorithms (default: single devices, the classical set and hsdag)");
   add_search_options(*cmd, a->search);
   cmd->add_flag("--json", a->json, "Print JSON");
   cmd->add_flag("--csv", a->csv, "Print CSV");
   cmd->callback([a] {
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
-    Comparison cmp = compare_placers(pb, split_list(a->algos), place_options(a->search), make_any_placer);
+    std::vector<std::string> algos = split_list(a->algos);
+    if (algos.empty()) {
+      algos = default_algorithms(pb);
+      algos.push_back("hsdag");
+    }
+    Comparison cmp = compare_placers(pb, algos, place_options(a->search), make_any_placer);
     auto speedup = [](double ref, double v) { return std::isfinite(v) && v > 0 && ref > 0 ? ref / v : 0.0; };
     if (a->json) {
       nlohmann::json j = {{"model", pb.graph().name()}, {"cluster", pb.cluster().name},

@@ -1,13 +1,18 @@
 // `devplace demo`: the main job on the bundled default (Inception-V3 on the `paper` cluster):
-// what the model is, what each device alone achieves, and a trace of the best single device.
-// Outputs go to out/demo/ (or --out).
+// train the HSDAG placer, set its placement beside the single devices and the classical
+// placers, and write the placement, a trace, the training log and its plot to out/demo/.
 #include <cmath>
 #include <cstdio>
 
 #include "cli/command_list.h"
 #include "io/placement_io.h"
+#include "learn/hsdag.h"
+#include "place/compare.h"
+#include "report/plot.h"
 #include "report/trace.h"
 #include "sim/simulator.h"
+#include "util/files.h"
+#include "util/log.h"
 
 namespace devplace::cli {
 
@@ -15,11 +20,13 @@ void add_demo_command(CLI::App& app) {
   struct Args {
     ModelOptions model{"inception_v3", {}, "paper", ""};
     std::string out = "out/demo";
+    std::uint64_t seed = 1;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("demo", "Run the main job on the bundled default model and cluster");
   cmd->add_option("--model", a->model.model, "Model (default inception_v3)");
   cmd->add_option("--cluster,-c", a->model.cluster, "Cluster (default paper)");
+  cmd->add_option("--seed", a->seed, "Seed (default 1)");
   cmd->add_option("--out", a->out, "Output folder (default out/demo)");
   cmd->callback([a] {
     auto ctx = load_context(a->model);
@@ -28,23 +35,59 @@ void add_demo_command(CLI::App& app) {
     const Cluster& c = pb.cluster();
     double flops = 0;
     for (const Op& op : g.ops()) flops += op.flops;
-    std::printf("devplace demo: %s (%d ops, %zu edges, %.2f GFLOPs) on cluster '%s' (%d devices)\n\n",
-                g.name().c_str(), g.num_ops(), g.num_edges(), flops / 1e9, c.name.c_str(), c.num_devices());
+    std::printf("devplace demo: %s (%d ops, %zu edges, %.2f GFLOPs) on '%s': %s\n\n", g.name().c_str(), g.num_ops(),
+                g.num_edges(), flops / 1e9, c.name.c_str(), c.description.c_str());
+
+    // 1. Learn a placement.
+    HsdagConfig cfg = hsdag_preset("default");
+    cfg.seed = a->seed;
+    SimulatedReward reward(pb);
+    log::Progress progress("train hsdag", cfg.episodes);
+    TrainResult r = train_hsdag(pb, reward, cfg, [&](const EpisodeLog& e) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "best %.3f ms, groups %d", e.best_latency * 1e3, e.groups);
+      progress.update(e.episode, buf);
+    });
+    progress.finish();
+    std::printf("HSDAG: %d episodes x %d samples in %.1f s; %d ops -> %d coarse nodes -> %d groups\n\n", r.episodes,
+                cfg.samples, r.seconds, g.num_ops(), r.coarse_nodes, r.groups);
+
+    // 2. Set it beside the references.
+    PlaceOptions opts;
+    opts.seed = a->seed;
+    std::vector<std::string> algos;
+    for (const auto& d : c.devices) algos.push_back(d.name + "-only");
+    for (const char* n : {"heft", "m-etf", "metis", "local-search"}) algos.push_back(n);
+    Comparison cmp = compare_placers(pb, algos, opts, make_any_placer);
+    const double cpu = cmp.rows.front().verdict.latency;
+    std::printf("| %-14s | %12s | %14s |\n|%s|%s|%s|\n", "placement", "latency (ms)", "vs cpu-only",
+                std::string(16, '-').c_str(), std::string(14, '-').c_str(), std::string(16, '-').c_str());
+    for (const auto& row : cmp.rows)
+      std::printf("| %-14s | %12s | %13.2fx |\n", row.algorithm.c_str(), ms(row.verdict.latency).c_str(),
+                  std::isfinite(row.verdict.latency) ? cpu / row.verdict.latency : 0.0);
+    std::printf("| %-14s | %12s | %13.2fx |\n", "hsdag", ms(r.best_latency).c_str(), cpu / r.best_latency);
+    std::printf("lower bound %s ms\n\n", ms(cmp.lower_bound).c_str());
+
+    // 3. Outputs a person can open.
     Simulator sim(pb);
-    int best = -1;
-    std::vector<double> mk(c.num_devices());
-    for (int d = 0; d < c.num_devices(); ++d) {
-      mk[d] = sim.makespan(Placement(g.num_ops(), d));
-      std::printf("  %-10s-only  %10s ms\n", c.devices[d].name.c_str(), ms(mk[d]).c_str());
-      if (std::isfinite(mk[d]) && (best < 0 || mk[d] < mk[best])) best = d;
-    }
-    if (best < 0) return;
-    Placement p(g.num_ops(), best);
-    Schedule s = sim.run(p);
-    write_placement(a->out + "/placement.json", g, c, p, {a->model.model, a->model.cluster, "single-device", 0, s.makespan});
+    Schedule s = sim.run(r.best);
+    write_placement(a->out + "/placement.json", g, c, r.best, {a->model.model, a->model.cluster, "hsdag-default", a->seed, s.makespan});
     write_chrome_trace(a->out + "/trace.json", pb, s);
-    std::printf("\nbest single device: %s (%s ms)\nwrote %s/placement.json and %s/trace.json (open in Perfetto)\n",
-                c.devices[best].name.c_str(), ms(s.makespan).c_str(), a->out.c_str(), a->out.c_str());
+    std::string csv = "episode,mean_latency_ms,best_latency_ms,mean_reward,entropy,groups\n";
+    Series reward_s{"mean reward", {}, {}}, best_s{"best latency (ms)", {}, {}};
+    for (const auto& e : r.log) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%d,%.6f,%.6f,%.6f,%.6f,%d\n", e.episode, e.mean_latency * 1e3,
+                    e.best_latency * 1e3, e.mean_reward, e.entropy, e.groups);
+      csv += buf;
+      reward_s.x.push_back(e.episode), reward_s.y.push_back(e.mean_reward);
+      best_s.x.push_back(e.episode), best_s.y.push_back(e.best_latency * 1e3);
+    }
+    write_file_atomic(a->out + "/training.csv", csv);
+    write_file_atomic(a->out + "/training.svg",
+                      two_panel_svg("HSDAG training: " + g.name() + " on " + c.name, "episode", reward_s, best_s));
+    std::printf("wrote %s/: placement.json, trace.json (open in Perfetto), training.csv, training.svg\n",
+                a->out.c_str());
   });
 }
 

@@ -22,6 +22,7 @@ void add_model_options(CLI::App& cmd, ModelOptions& opts, bool with_cluster) {
 int run(int argc, char** argv) {
   CLI::App app{"devplace: learn where to run each op of a neural network on heterogeneous devices"};
   app.require_subcommand(1);
+  app.fallthrough();  // --quiet may follow the subcommand
   bool quiet = false;
   app.add_flag("--quiet,-q", quiet, "No progress or warnings on stderr");
   app.parse_complete_callback([&] { log::set_quiet(quiet); });
@@ -32,6 +33,9 @@ int run(int argc, char** argv) {
   add_place_command(app);
   add_train_command(app);
   add_compare_command(app);
+  add_run_command(app);
+  add_profile_command(app);
+  add_bench_command(app);
   add_demo_command(app);
   try {
     app.parse(argc, argv);
