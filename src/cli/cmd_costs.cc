@@ -50,19 +50,25 @@ void report(const ModelOptions& mo) {
 void add_costs_command(CLI::App& app) {
   struct Args {
     std::vector<std::string> models{"resnet50", "inception_v3", "bert_base"};
-    std::vector<std::string> clusters{"paper", "server", "nvlink4"};
+    std::vector<std::string> clusters;  // empty: the model's own devices, else every preset
     std::vector<std::string> inputs;
     std::string costs;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("costs", "Single-device makespans and the share of ops each device wins, per model and cluster");
   cmd->add_option("models", a->models, "Models (default: the three bundled ones)");
-  cmd->add_option("--cluster,-c", a->clusters, "Clusters (default: every preset)");
+  cmd->add_option("--cluster,-c", a->clusters, "Clusters (default: the model's own devices, else every preset)");
   cmd->add_option("--input", a->inputs, "Bind a dynamic input shape (repeatable)");
   cmd->callback([a] {
     std::printf("%-14s %-22s %-8s %13s\n", "model", "cluster", "device", "single-device");
-    for (const auto& m : a->models)
-      for (const auto& c : a->clusters) report(ModelOptions{m, a->inputs, c, a->costs});
+    for (const auto& m : a->models) {
+      std::vector<std::string> clusters = a->clusters;
+      if (clusters.empty()) {
+        Model model = load_model_only(ModelOptions{m, a->inputs, "", ""});
+        clusters = model.cluster ? std::vector<std::string>{""} : cluster_presets();
+      }
+      for (const auto& c : clusters) report(ModelOptions{m, a->inputs, c, a->costs});
+    }
   });
 }
 
