@@ -35,7 +35,8 @@ void add_place_command(CLI::App& app) {
   struct Args {
     ModelOptions model;
     SearchArgs search;
-    std::string algo = "local-search", out, trace, onnx, affinity;
+    std::string algo = "local-search", out, trace, onnx, affinity, policy;
+    int finetune = 0;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("place", "Place a model with one algorithm and write the placement");
@@ -46,6 +47,8 @@ void add_place_command(CLI::App& app) {
     return s + "hsdag, hsdag-paper, <device>-only (default local-search)";
   }());
   add_search_options(*cmd, a->search);
+  cmd->add_option("--policy", a->policy, "Place with a trained Placeto policy file (devplace train --save-policy), zero-shot");
+  cmd->add_option("--finetune", a->finetune, "With --policy: fine-tune for N episodes on this model first");
   cmd->add_option("-o,--output", a->out, "Placement file to write (JSON)");
   cmd->add_option("--trace", a->trace, "Chrome trace of the simulated schedule");
   cmd->add_option("--export-onnx", a->onnx, "Copy of the ONNX model annotated with the placement");
@@ -54,7 +57,10 @@ void add_place_command(CLI::App& app) {
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
     const PlaceOptions opts = place_options(a->search);
-    auto placer = make_any_placer(pb, a->algo);
+    if (a->finetune > 0 && a->policy.empty()) throw Error("", "", "--finetune needs --policy FILE");
+    const std::string algo =
+        a->policy.empty() ? a->algo : "placeto:" + a->policy + (a->finetune > 0 ? ":" + std::to_string(a->finetune) : "");
+    auto placer = make_any_placer(pb, algo);
     auto t0 = std::chrono::steady_clock::now();
     Placement p = placer->place(pb, opts);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

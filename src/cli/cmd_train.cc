@@ -6,8 +6,10 @@
 #include <sstream>
 
 #include "cli/command_list.h"
+#include "exec/measure.h"
 #include "io/placement_io.h"
 #include "learn/hsdag.h"
+#include "learn/peers.h"
 #include "place/compare.h"
 #include "report/plot.h"
 #include "util/error.h"
@@ -19,6 +21,23 @@ namespace devplace::cli {
 std::unique_ptr<Placer> make_any_placer(const Problem& problem, const std::string& name) {
   if (name == "hsdag") return make_hsdag_placer(hsdag_preset("default"));
   if (name == "hsdag-paper") return make_hsdag_placer(hsdag_preset("paper"));
+  if (name == "rnn" || name == "hierarchical" || name == "placeto") {
+    PeerConfig c;
+    c.algo = name;
+    return make_peer_placer(c);
+  }
+  // "placeto:POLICY" places zero-shot with a trained policy; "placeto:POLICY:N" fine-tunes N episodes.
+  if (name.rfind("placeto:", 0) == 0) {
+    PeerConfig c;
+    c.algo = "placeto";
+    std::string rest = name.substr(8);
+    c.episodes = 0;
+    if (auto colon = rest.rfind(':'); colon != std::string::npos && colon + 1 < rest.size() &&
+                                      rest.find_first_not_of("0123456789", colon + 1) == std::string::npos)
+      c.episodes = std::stoi(rest.substr(colon + 1)), rest = rest.substr(0, colon);
+    c.init_policy = rest;
+    return make_peer_placer(c);
+  }
   return make_placer_for(problem, name);
 }
 
@@ -63,16 +82,24 @@ std::string log_csv(const std::vector<EpisodeLog>& log) {
 void add_train_command(CLI::App& app) {
   struct Args {
     ModelOptions model;
-    std::string preset = "default", features, checkpoint, out, log, plot;
-    std::vector<std::string> overrides;
-    int episodes = 0, samples = 0, levels = -1;
+    std::string algo = "hsdag", preset = "default", features, checkpoint, out, log, plot, policy, save_policy;
+    std::vector<std::string> overrides, also;
+    int episodes = -1, samples = 0, levels = -1;
     std::uint64_t seed = 1;
     bool resume = false;
     int stop_after = 0;
+    std::string reward = "simulated";
+    int runs = 3, warmup = 1;
+    ExecArgs exec;
   };
   auto a = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("train", "Train the HSDAG placer and write the best placement it found");
+  auto* cmd = app.add_subcommand("train", "Train HSDAG (or --algo rnn, hierarchical, placeto) and write the best placement it found");
   add_model_options(*cmd, a->model);
+  cmd->add_option("--algo", a->algo, "hsdag (default), or a learned peer: rnn, hierarchical, placeto")
+      ->check(CLI::IsMember({"hsdag", "rnn", "hierarchical", "placeto"}));
+  cmd->add_option("--also", a->also, "placeto: also train on this model (repeatable; same cluster)");
+  cmd->add_option("--policy", a->policy, "placeto: start from this policy file (with --episodes 0: zero-shot)");
+  cmd->add_option("--save-policy", a->save_policy, "placeto: write the trained policy here");
   cmd->add_option("--preset", a->preset, "default (ours) or paper (the released configuration)");
   cmd->add_option("--episodes", a->episodes, "Episodes (default: the preset's)");
   cmd->add_option("--samples", a->samples, "Placements sampled per episode (default: the preset's)");
@@ -83,11 +110,87 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--checkpoint", a->checkpoint, "Checkpoint folder (written atomically every few episodes)");
   cmd->add_flag("--resume", a->resume, "Continue from the checkpoint in --checkpoint");
   cmd->add_option("--stop-after", a->stop_after, "Stop after this many episodes in this run (to test resume)");
+  cmd->add_option("--reward", a->reward,
+                  "simulated (default) or measured: run every sampled placement on the cluster's workers (docs/execution.md); refinement off unless --set refine=N")
+      ->check(CLI::IsMember({"simulated", "measured"}));
+  cmd->add_option("--runs", a->runs, "--reward measured: timed runs per placement, reward = median (default 3)");
+  cmd->add_option("--warmup", a->warmup, "--reward measured: untimed runs per placement first (default 1)");
+  add_exec_options(*cmd, a->exec);
   cmd->add_option("-o,--output", a->out, "Placement file to write");
   cmd->add_option("--log", a->log, "Training log (CSV)");
   cmd->add_option("--plot", a->plot, "Plot of reward and best latency over episodes (SVG)");
-  cmd->callback([a] {
+  // The learned peers (rnn, hierarchical, placeto): same flags, same outputs.
+  auto train_peer_command = [](const Args& a) {
+    auto ctx = load_context(a.model);
+    const Problem& pb = *ctx->problem;
+    PeerConfig cfg;
+    cfg.algo = a.algo;
+    if (a.episodes >= 0) cfg.episodes = a.episodes;
+    if (a.samples > 0) cfg.samples = a.samples;
+    cfg.seed = a.seed;
+    cfg.checkpoint_dir = a.checkpoint;
+    cfg.resume = a.resume;
+    cfg.stop_after = a.stop_after;
+    cfg.init_policy = a.policy;
+    cfg.save_policy = a.save_policy;
+    apply_features(a.features, cfg.features);
+    for (const auto& o : a.overrides) apply_peer_override(cfg, o);
+    if (cfg.algo != "placeto" && (!a.also.empty() || !a.policy.empty() || !a.save_policy.empty()))
+      throw Error("", "", "--also, --policy and --save-policy need --algo placeto");
+    std::vector<std::unique_ptr<Context>> others;
+    std::vector<std::unique_ptr<SimulatedReward>> rewards;
+    std::vector<PeerTask> tasks;
+    rewards.push_back(std::make_unique<SimulatedReward>(pb));
+    tasks.push_back({&pb, rewards.back().get()});
+    for (const auto& m : a.also) {
+      ModelOptions mo = a.model;
+      mo.model = m;
+      mo.inputs.clear();
+      others.push_back(load_context(mo));
+      rewards.push_back(std::make_unique<SimulatedReward>(*others.back()->problem));
+      tasks.push_back({others.back()->problem.get(), rewards.back().get()});
+    }
+    log::Progress progress("train", std::max(1, cfg.episodes));
+    const bool plain = !log::progress_enabled() && !log::quiet();
+    auto on_episode = [&](const EpisodeLog& e) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "best %.3f ms  mean %.3f ms  entropy %.3f", e.best_latency * 1e3,
+                    e.mean_latency * 1e3, e.entropy);
+      progress.update(e.episode, buf);
+      if (plain && (e.episode % 10 == 0 || e.episode == cfg.episodes))
+        std::fprintf(stderr, "episode %d/%d: %s\n", e.episode, cfg.episodes, buf);
+    };
+    std::vector<PeerResult> results = cfg.algo == "placeto" ? train_placeto_multi(tasks, cfg, on_episode)
+                                                            : std::vector<PeerResult>{train_peer(pb, *rewards[0], cfg, on_episode)};
+    progress.finish();
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const PeerResult& r = results[i];
+      const Problem& p = *tasks[i].problem;
+      std::printf("%s on %s: %s best %s ms (greedy policy %s ms) after %d episodes x %d samples in %.1f s; %d ops -> "
+                  "%d decision units\n",
+                  p.graph().name().c_str(), p.cluster().name.c_str(), cfg.algo.c_str(), ms(r.best_latency).c_str(),
+                  ms(r.greedy_latency).c_str(), r.episodes, cfg.samples, r.seconds, p.num_ops(), r.coarse_nodes);
+    }
+    if (!a.save_policy.empty()) std::printf("wrote policy %s\n", a.save_policy.c_str());
+    const PeerResult& r = results[0];
+    if (!a.out.empty()) {
+      write_placement(a.out, pb.graph(), pb.cluster(), r.best, {a.model.model, ctx->cluster_spec, cfg.algo, cfg.seed, r.best_latency});
+      std::printf("wrote %s\n", a.out.c_str());
+    }
+    if (!a.log.empty()) write_file_atomic(a.log, log_csv(r.log));
+    if (!a.plot.empty()) {
+      Series reward_s{"mean reward", {}, {}}, best_s{"best latency (ms)", {}, {}};
+      for (const auto& e : r.log) {
+        reward_s.x.push_back(e.episode), reward_s.y.push_back(e.mean_reward);
+        best_s.x.push_back(e.episode), best_s.y.push_back(e.best_latency * 1e3);
+      }
+      write_file_atomic(a.plot, two_panel_svg(cfg.algo + " training: " + pb.graph().name() + " on " + pb.cluster().name,
+                                              "episode", reward_s, best_s));
+    }
+  };
+  cmd->callback([a, train_peer_command] {
     if (a->resume && a->checkpoint.empty()) throw Error("", "", "--resume needs --checkpoint DIR");
+    if (a->algo != "hsdag") return train_peer_command(*a);
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
     HsdagConfig cfg = hsdag_preset(a->preset);
@@ -99,8 +202,17 @@ void add_train_command(CLI::App& app) {
     cfg.resume = a->resume;
     cfg.stop_after = a->stop_after;
     apply_features(a->features, cfg.features);
+    // Refinement is thousands of evaluations: cheap simulated, minutes measured. Off unless asked.
+    if (a->reward == "measured") cfg.refine_evals = 0;
     for (const auto& o : a->overrides) apply_hsdag_override(cfg, o);
-    SimulatedReward reward(pb);
+    SimulatedReward simulated(pb);
+    std::unique_ptr<Executor> executor;
+    std::unique_ptr<MeasuredReward> measured;
+    if (a->reward == "measured") {
+      executor = make_executor(*ctx, a->exec);
+      measured = std::make_unique<MeasuredReward>(*executor, MeasureOptions{a->warmup, a->runs});
+    }
+    Reward& reward = measured ? static_cast<Reward&>(*measured) : simulated;
     log::Progress progress("train", cfg.episodes);
     const bool plain = !log::progress_enabled() && !log::quiet();
     TrainResult r = train_hsdag(pb, reward, cfg, [&](const EpisodeLog& e) {
@@ -117,6 +229,9 @@ void add_train_command(CLI::App& app) {
                 pb.graph().name().c_str(), pb.cluster().name.c_str(), a->preset.c_str(), ms(r.best_latency).c_str(),
                 ms(r.policy_latency).c_str(), r.episodes, cfg.samples, r.seconds, pb.num_ops(), r.coarse_nodes,
                 r.groups);
+    if (measured)
+      std::printf("measured reward: %lld placements run (%d warm-up + %d timed runs each) in %.1f s\n",
+                  measured->evaluations(), a->warmup, a->runs, measured->seconds_measuring());
     if (!a->out.empty()) {
       write_placement(a->out, pb.graph(), pb.cluster(), r.best,
                       {a->model.model, ctx->cluster_spec, "hsdag-" + a->preset, cfg.seed, r.best_latency});

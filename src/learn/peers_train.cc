@@ -1,0 +1,659 @@
+// Training of the learned peers (peers.h): the seq2seq trainer shared by the RNN placer and the
+// hierarchical planner, the Placeto MDP trainer (one or several graphs), checkpoints, policy
+// files and the placer wrapper. Same conventions as hsdag_train.cc.
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "learn/peers.h"
+#include "learn/peers_net.h"
+#include "util/error.h"
+#include "util/log.h"
+
+namespace devplace {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void check_config(const PeerConfig& c) {
+  if (c.algo != "rnn" && c.algo != "hierarchical" && c.algo != "placeto")
+    throw Error("", "", "unknown learned peer '" + c.algo + "' (rnn, hierarchical, placeto)");
+  if (c.hidden <= 0 || c.groups <= 0 || c.rounds < 0) throw Error("", "", c.algo + ": hidden and groups must be positive");
+  if (c.samples <= 0 || c.episodes < 0) throw Error("", "", c.algo + ": samples must be positive, episodes non-negative");
+  if (!(c.lr > 0)) throw Error("", "", c.algo + ": learning rate must be positive");
+  if (!c.init_policy.empty() && c.algo != "placeto")
+    throw Error("", "", "policy files are supported for placeto only, not " + c.algo);
+}
+
+// What the rewards of one problem are normalised by.
+struct Scale {
+  double reference = 1;     // best single-device latency (feasible if any is)
+  double weight_bytes = 1;  // total weight bytes, for the overflow penalty
+  int best_device = 0;
+};
+
+Scale scale_of(const Problem& problem, Reward& reward, double& best_latency, Placement& best) {
+  Scale s;
+  s.reference = kInf;
+  for (int d = 0; d < problem.num_devices(); ++d) {
+    Evaluation e = reward.evaluate(Placement(problem.num_ops(), d));
+    if (std::isfinite(e.latency) && e.latency > 0 && (e.feasible || !std::isfinite(s.reference)) &&
+        e.latency < s.reference)
+      s.reference = e.latency, s.best_device = d;
+    if (e.feasible && e.latency < best_latency) best_latency = e.latency, best = Placement(problem.num_ops(), d);
+  }
+  if (!std::isfinite(s.reference)) s.reference = 1;
+  double w = 0;
+  for (int i = 0; i < problem.num_ops(); ++i) w += static_cast<double>(problem.weight_bytes(i));
+  s.weight_bytes = std::max(1.0, w);
+  return s;
+}
+
+// Normalised cost of an evaluation: latency / reference, plus the overflow penalty.
+double cost_of(const Evaluation& e, const Scale& s, const PeerConfig& c) {
+  if (!std::isfinite(e.latency) || e.latency <= 0) return 10.0 + c.overflow_penalty;
+  double x = e.latency / s.reference;
+  if (!e.feasible) x += c.overflow_penalty * (1.0 + static_cast<double>(e.overflow_bytes) / s.weight_bytes);
+  return x;
+}
+
+// Everything needed to continue training exactly where it stopped (per task: best placement).
+struct TrainerState {
+  int episode = 0;
+  std::vector<double> baseline;      // rnn/hierarchical: 1; placeto: one per (task, step)
+  std::vector<double> baseline_set;  // 0 / 1 per baseline
+  std::vector<double> best_latency;  // per task
+  std::vector<Placement> best;       // per task
+  std::vector<EpisodeLog> log;
+};
+
+torch::Tensor doubles(const std::vector<double>& v) { return torch::tensor(v, torch::kDouble); }
+
+std::string checkpoint_path(const PeerConfig& c) { return c.checkpoint_dir + "/" + c.algo + ".ckpt"; }
+
+void save_checkpoint(const PeerConfig& c, torch::nn::Module& net, torch::optim::Adam& opt, const TrainerState& st) {
+  std::filesystem::create_directories(c.checkpoint_dir);
+  torch::serialize::OutputArchive ar, model_ar, opt_ar;
+  net.save(model_ar);
+  opt.save(opt_ar);
+  ar.write("model", model_ar);
+  ar.write("optimizer", opt_ar);
+  ar.write("episode", torch::tensor(static_cast<int64_t>(st.episode)));
+  ar.write("baseline", doubles(st.baseline));
+  ar.write("baseline_set", doubles(st.baseline_set));
+  ar.write("best_latency", doubles(st.best_latency));
+  std::vector<int64_t> best;
+  for (const auto& p : st.best) best.push_back(static_cast<int64_t>(p.size())), best.insert(best.end(), p.begin(), p.end());
+  ar.write("best", torch::tensor(best, torch::kLong));
+  ar.write("torch_rng", at::detail::getDefaultCPUGenerator().get_state());
+  std::vector<double> log;
+  for (const auto& e : st.log)
+    log.insert(log.end(), {double(e.episode), e.mean_latency, e.best_latency, e.mean_reward, e.entropy, e.seconds,
+                           double(e.groups)});
+  ar.write("log", doubles(log));
+  const std::string path = checkpoint_path(c), tmp = path + ".tmp";
+  ar.save_to(tmp);
+  std::filesystem::rename(tmp, path);  // atomic
+}
+
+void load_checkpoint(const PeerConfig& c, torch::nn::Module& net, torch::optim::Adam& opt, TrainerState& st) {
+  const std::string path = checkpoint_path(c);
+  if (!std::filesystem::exists(path)) return;
+  try {
+    torch::serialize::InputArchive ar, model_ar, opt_ar;
+    ar.load_from(path);
+    torch::Tensor t;
+    auto read = [&](const char* key) {
+      t = torch::Tensor();
+      ar.read(key, t);
+      return t.contiguous();
+    };
+    auto vec = [&](const char* key) {
+      auto x = read(key);
+      return std::vector<double>(x.data_ptr<double>(), x.data_ptr<double>() + x.numel());
+    };
+    ar.read("model", model_ar);
+    net.load(model_ar);
+    ar.read("optimizer", opt_ar);
+    opt.load(opt_ar);
+    st.episode = static_cast<int>(read("episode").item<int64_t>());
+    auto b = vec("baseline"), bs = vec("baseline_set"), bl = vec("best_latency");
+    if (b.size() != st.baseline.size() || bl.size() != st.best_latency.size())
+      throw Error(path, "", "checkpoint was made for another graph or algorithm");
+    st.baseline = b, st.baseline_set = bs, st.best_latency = bl;
+    auto best = read("best");
+    const int64_t* p = best.data_ptr<int64_t>();
+    for (auto& pl : st.best) {
+      int64_t n = *p++;
+      pl.assign(p, p + n);
+      p += n;
+    }
+    at::Generator gen = at::detail::getDefaultCPUGenerator();
+    gen.set_state(read("torch_rng"));
+    auto l = vec("log");
+    st.log.clear();
+    for (std::size_t i = 0; i + 7 <= l.size(); i += 7)
+      st.log.push_back({int(l[i]), l[i + 1], l[i + 2], l[i + 3], l[i + 4], l[i + 5], int(l[i + 6])});
+  } catch (const c10::Error& e) {
+    throw Error(path, "", std::string("corrupt or incompatible checkpoint: ") + e.what_without_backtrace());
+  }
+}
+
+void maybe_checkpoint(const PeerConfig& c, torch::nn::Module& net, torch::optim::Adam& opt, TrainerState& st) {
+  if (c.checkpoint_dir.empty() || c.checkpoint_every <= 0 || (st.episode + 1) % c.checkpoint_every != 0) return;
+  st.episode += 1;  // the checkpoint records episodes completed
+  save_checkpoint(c, net, opt, st);
+  st.episode -= 1;
+}
+
+// Advantages: reward minus the moving-average baseline, scaled by the batch's spread.
+std::vector<float> advantages(const std::vector<double>& rewards, double& baseline, double& baseline_set, double decay) {
+  double mean = 0, var = 0;
+  for (double r : rewards) mean += r;
+  mean /= static_cast<double>(rewards.size());
+  for (double r : rewards) var += (r - mean) * (r - mean);
+  if (baseline_set == 0) baseline = mean, baseline_set = 1;
+  const double scale = 1.0 / (std::sqrt(var / rewards.size()) + 1e-6);
+  std::vector<float> adv;
+  for (double r : rewards) adv.push_back(static_cast<float>((r - baseline) * scale));
+  baseline = decay * baseline + (1 - decay) * mean;
+  return adv;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::vector<std::pair<int, int>> dag_edges(const Coarsening& c) {
+  std::vector<std::pair<int, int>> e;
+  for (int u = 0; u < c.num_groups(); ++u)
+    for (int v : c.succs[u]) e.push_back({u, v});
+  return e;
+}
+
+torch::Tensor feature_tensor(const FeatureMatrix& f) {
+  return torch::from_blob(const_cast<float*>(f.data.data()), {f.rows, f.cols}, torch::kFloat).clone();
+}
+
+// ---- RNN placer and hierarchical planner ------------------------------------------------------
+
+// One batch of K placements from the seq2seq policy (and the Grouper for hierarchical).
+struct Seq2SeqBatch {
+  std::vector<std::vector<int>> unit_device;  // per sample: device per decision unit (coarse node / op)
+  torch::Tensor logp, entropy;
+  int groups_used = 0;                        // hierarchical: non-empty groups of sample 0
+};
+
+class Seq2SeqPolicy : public torch::nn::Module {
+ public:
+  Seq2SeqPolicy(const PeerConfig& c, const torch::Tensor& x, const Coarsening& units, int devices)
+      : hierarchical_(c.algo == "hierarchical"), groups_(c.groups), x_(x) {
+    const int F = static_cast<int>(x.size(1));
+    if (hierarchical_) {
+      g1_ = register_module("grouper1", torch::nn::Linear(F, c.hidden));
+      g2_ = register_module("grouper2", torch::nn::Linear(c.hidden, groups_));
+      const int n = units.num_groups();
+      adjacency_ = torch::zeros({n, n});
+      for (int u = 0; u < n; ++u)
+        for (int v : units.succs[u]) adjacency_[u][v] = 1.0f;
+      placer_ = register_module("placer", Seq2Seq(F + 1 + 2 * groups_, c.hidden, devices));
+    } else {
+      placer_ = register_module("placer", Seq2Seq(F, c.hidden, devices));
+    }
+  }
+
+  Seq2SeqBatch sample(int K, bool greedy) {
+    Seq2SeqBatch b;
+    const int64_t n = x_.size(0);
+    if (!hierarchical_) {
+      DecodeOutput d = placer_->forward(x_.unsqueeze(1).expand({n, K, x_.size(1)}), greedy);
+      auto a = d.actions.t().contiguous();  // [K, n]
+      const int64_t* p = a.data_ptr<int64_t>();
+      for (int k = 0; k < K; ++k) b.unit_device.emplace_back(p + k * n, p + (k + 1) * n);
+      b.logp = d.logp, b.entropy = d.entropy;
+      return b;
+    }
+    // Grouper: a softmax over groups per op; group inputs are pooled from the sampled members.
+    auto lg = torch::log_softmax(g2_->forward(torch::relu(g1_->forward(x_))), 1);  // [n, N]
+    torch::Tensor assign = greedy ? lg.argmax(1).unsqueeze(0) : torch::multinomial(lg.exp().detach(), K, true).t();
+    assign = assign.contiguous();                                                  // [K, n]
+    auto grp_logp = lg.unsqueeze(0).expand({K, n, groups_}).gather(2, assign.unsqueeze(2)).squeeze(2).sum(1);
+    auto grp_entropy = -(lg.exp() * lg).sum(1).mean();
+    torch::Tensor gx;
+    {
+      torch::NoGradGuard no_grad;
+      auto A = torch::one_hot(assign, groups_).to(torch::kFloat);  // [K, n, N]
+      auto At = A.transpose(1, 2);
+      auto counts = A.sum(1);                                       // [K, N]
+      auto mean = torch::bmm(At, x_.unsqueeze(0).expand({K, n, x_.size(1)})) / counts.clamp_min(1).unsqueeze(2);
+      auto adj = torch::bmm(torch::bmm(At, adjacency_.unsqueeze(0).expand({K, n, n})), A);  // [K, N, N]
+      gx = torch::cat({mean, torch::log1p(counts).unsqueeze(2), torch::log1p(adj), torch::log1p(adj.transpose(1, 2))}, 2)
+               .transpose(0, 1)
+               .contiguous();  // [N, K, F + 1 + 2N]
+      b.groups_used = static_cast<int>((counts[0] > 0).sum().item<int64_t>());
+    }
+    DecodeOutput d = placer_->forward(gx, greedy);
+    auto dev = d.actions.t().gather(1, assign).contiguous();  // [K, n]: device of each op's group
+    const int64_t* p = dev.data_ptr<int64_t>();
+    for (int k = 0; k < K; ++k) b.unit_device.emplace_back(p + k * n, p + (k + 1) * n);
+    b.logp = d.logp + grp_logp;
+    b.entropy = d.entropy + grp_entropy;
+    return b;
+  }
+
+ private:
+  bool hierarchical_;
+  int groups_;
+  torch::Tensor x_, adjacency_;
+  torch::nn::Linear g1_{nullptr}, g2_{nullptr};
+  Seq2Seq placer_{nullptr};
+};
+
+PeerResult train_seq2seq(const Problem& problem, Reward& reward, const PeerConfig& cfg,
+                          const std::function<void(const EpisodeLog&)>& on_episode) {
+  const auto t_start = std::chrono::steady_clock::now();
+  // Decision units: co-location groups for the RNN placer; for the hierarchical planner single
+  // ops (zero-cost ops stay with their kernels), which its Grouper groups.
+  CoarsenOptions co = cfg.coarsen;
+  if (cfg.algo == "hierarchical") co.merge_single_predecessor = false, co.chains_only = false;
+  const Coarsening units = coarsen(problem.graph(), co);
+  const FeatureMatrix features = node_features(problem, units, cfg.features);
+  const torch::Tensor x = feature_tensor(features);
+  auto net = std::make_shared<Seq2SeqPolicy>(cfg, x, units, problem.num_devices());
+  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
+  TrainerState st;
+  st.baseline = {0}, st.baseline_set = {0}, st.best_latency = {kInf}, st.best.resize(1);
+  const Scale scale = scale_of(problem, reward, st.best_latency[0], st.best[0]);
+  if (cfg.resume && !cfg.checkpoint_dir.empty()) load_checkpoint(cfg, *net, opt, st);
+
+  int run_episodes = 0;
+  for (; st.episode < cfg.episodes; ++st.episode) {
+    if (cfg.stop_after > 0 && run_episodes >= cfg.stop_after) break;
+    const auto t_ep = std::chrono::steady_clock::now();
+    net->train();
+    Seq2SeqBatch b = net->sample(cfg.samples, false);
+    std::vector<double> rewards, latencies;
+    for (const auto& unit_device : b.unit_device) {
+      Placement p = expand(units, unit_device);
+      Evaluation e = reward.evaluate(p);
+      latencies.push_back(e.latency);
+      rewards.push_back(-std::sqrt(cost_of(e, scale, cfg)));  // Mirhoseini et al.: -sqrt(runtime)
+      if (e.feasible && e.latency < st.best_latency[0]) st.best_latency[0] = e.latency, st.best[0] = std::move(p);
+    }
+    auto adv = advantages(rewards, st.baseline[0], st.baseline_set[0], cfg.baseline_decay);
+    auto loss = -(torch::tensor(adv) * b.logp).mean() - cfg.entropy_weight * b.entropy;
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+
+    EpisodeLog e;
+    e.episode = st.episode + 1;
+    double ml = 0, mr = 0;
+    int finite = 0;
+    for (double l : latencies)
+      if (std::isfinite(l)) ml += l, ++finite;
+    for (double r : rewards) mr += r;
+    e.mean_latency = finite ? ml / finite : kInf;
+    e.best_latency = st.best_latency[0];
+    e.mean_reward = mr / rewards.size();
+    e.entropy = b.entropy.item<double>();
+    e.groups = cfg.algo == "hierarchical" ? b.groups_used : units.num_groups();
+    e.seconds = seconds_since(t_ep);
+    st.log.push_back(e);
+    ++run_episodes;
+    if (on_episode) on_episode(e);
+    maybe_checkpoint(cfg, *net, opt, st);
+  }
+
+  torch::NoGradGuard no_grad;
+  net->eval();
+  Seq2SeqBatch g = net->sample(1, true);
+  Placement greedy = expand(units, g.unit_device[0]);
+  Evaluation ge = reward.evaluate(greedy);
+  if (ge.feasible && ge.latency < st.best_latency[0]) st.best_latency[0] = ge.latency, st.best[0] = greedy;
+  if (st.best[0].empty()) st.best[0] = greedy, st.best_latency[0] = ge.latency;
+
+  PeerResult r;
+  r.best = st.best[0];
+  r.greedy = greedy;
+  r.best_latency = r.policy_latency = st.best_latency[0];
+  r.greedy_latency = ge.latency;
+  r.episodes = st.episode;
+  r.coarse_nodes = units.num_groups();
+  r.groups = cfg.algo == "hierarchical" ? g.groups_used : units.num_groups();
+  r.log = st.log;
+  r.seconds = seconds_since(t_start);
+  return r;
+}
+
+// ---- Placeto ------------------------------------------------------------------------------------
+
+struct PlacetoGraph {
+  const Problem* problem = nullptr;
+  Reward* reward = nullptr;
+  Coarsening coarse;
+  torch::Tensor x;
+  DagTensors dag;
+  Scale scale;
+  int G = 0;
+  std::size_t baseline_offset = 0;  // this graph's per-step baselines in TrainerState::baseline
+};
+
+void save_policy(const std::string& path, PlacetoNet& net, const PeerConfig& c, int features, int devices) {
+  torch::serialize::OutputArchive ar, model_ar;
+  net->save(model_ar);
+  ar.write("model", model_ar);
+  ar.write("shape", torch::tensor({int64_t(features), int64_t(c.hidden), int64_t(devices), int64_t(c.rounds)}));
+  if (auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
+    std::filesystem::create_directories(parent);
+  ar.save_to(path + ".tmp");
+  std::filesystem::rename(path + ".tmp", path);
+}
+
+void load_policy(const std::string& path, PlacetoNet& net, const PeerConfig& c, int features, int devices) {
+  if (!std::filesystem::exists(path)) throw Error(path, "", "no such policy file");
+  try {
+    torch::serialize::InputArchive ar, model_ar;
+    ar.load_from(path);
+    torch::Tensor shape;
+    ar.read("shape", shape);
+    shape = shape.contiguous();
+    const int64_t* s = shape.data_ptr<int64_t>();
+    if (s[0] != features || s[1] != c.hidden || s[2] != devices || s[3] != c.rounds)
+      throw Error(path, "", "policy was trained with " + std::to_string(s[0]) + " features, hidden " + std::to_string(s[1]) +
+                                ", " + std::to_string(s[2]) + " devices, " + std::to_string(s[3]) +
+                                " rounds; this run has " + std::to_string(features) + ", " + std::to_string(c.hidden) +
+                                ", " + std::to_string(devices) + ", " + std::to_string(c.rounds));
+    ar.read("model", model_ar);
+    net->load(model_ar);
+  } catch (const c10::Error& e) {
+    throw Error(path, "", std::string("corrupt or incompatible policy file: ") + e.what_without_backtrace());
+  }
+}
+
+struct Sweep {
+  torch::Tensor before;            // [G, K, G] long: the placement each step saw
+  torch::Tensor actions;           // [G, K] long
+  std::vector<std::vector<double>> cost;  // [K][G + 1]: normalised cost before step 0 and after each step
+  std::vector<Evaluation> final_eval;     // [K]
+  std::vector<Placement> final_placement;  // [K], per op
+};
+
+// Visits every node once in topological order, starting from the best single device.
+Sweep run_sweep(PlacetoNet& net, PlacetoGraph& g, int K, bool greedy, const PeerConfig& cfg) {
+  torch::NoGradGuard no_grad;
+  Sweep s;
+  const int G = g.G;
+  const Evaluation e0 = g.reward->evaluate(Placement(g.problem->num_ops(), g.scale.best_device));
+  const double c0 = cost_of(e0, g.scale, cfg);
+  auto place = torch::full({K, G}, g.scale.best_device, torch::kLong);
+  s.before = torch::empty({G, K, G}, torch::kLong);
+  s.actions = torch::empty({G, K}, torch::kLong);
+  s.cost.assign(K, std::vector<double>(G + 1, c0));
+  s.final_eval.assign(K, e0);
+  std::vector<int> unit_device(G);
+  for (int t = 0; t < G; ++t) {
+    s.before[t] = place;
+    auto logits = net->forward(g.x, place, torch::full({K}, t, torch::kLong), g.dag);
+    torch::Tensor a = greedy ? logits.argmax(1) : torch::multinomial(torch::softmax(logits, 1), 1).squeeze(1);
+    s.actions[t] = a;
+    auto changed = (place.select(1, t) != a).contiguous();
+    place.select(1, t).copy_(a);
+    auto pc = place.contiguous();
+    const int64_t* p = pc.data_ptr<int64_t>();
+    const bool* ch = changed.data_ptr<bool>();
+    for (int k = 0; k < K; ++k) {
+      if (!ch[k]) {
+        s.cost[k][t + 1] = s.cost[k][t];  // unchanged placement: no need to simulate again
+        continue;
+      }
+      unit_device.assign(p + int64_t(k) * G, p + int64_t(k + 1) * G);
+      Evaluation e = g.reward->evaluate(expand(g.coarse, unit_device));
+      s.cost[k][t + 1] = cost_of(e, g.scale, cfg);
+      s.final_eval[k] = e;
+    }
+  }
+  auto pc = place.contiguous();
+  const int64_t* p = pc.data_ptr<int64_t>();
+  for (int k = 0; k < K; ++k) {
+    unit_device.assign(p + int64_t(k) * G, p + int64_t(k + 1) * G);
+    s.final_placement.push_back(expand(g.coarse, unit_device));
+  }
+  // final_eval[k] is the evaluation of the last changed placement, i.e. of the final one.
+  return s;
+}
+
+}  // namespace
+
+std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& tasks, const PeerConfig& cfg0,
+                                             const std::function<void(const EpisodeLog&)>& on_episode) {
+  PeerConfig cfg = cfg0;
+  cfg.algo = "placeto";
+  check_config(cfg);
+  if (tasks.empty()) throw Error("", "", "placeto: no graphs to train on");
+  const auto t_start = std::chrono::steady_clock::now();
+  torch::set_num_threads(1);
+  torch::manual_seed(cfg.seed);
+  const int D = tasks[0].problem->num_devices();
+  TrainerState st;
+  std::vector<PlacetoGraph> graphs;
+  for (const auto& t : tasks) {
+    if (t.problem->num_devices() != D) throw Error("", "", "placeto: all graphs must be placed on the same cluster");
+    PlacetoGraph g;
+    g.problem = t.problem, g.reward = t.reward;
+    g.coarse = coarsen(t.problem->graph(), cfg.coarsen);
+    FeatureMatrix f = node_features(*t.problem, g.coarse, cfg.features);
+    g.x = feature_tensor(f);
+    g.G = g.coarse.num_groups();
+    g.dag = DagTensors::build(g.G, dag_edges(g.coarse));
+    st.best_latency.push_back(kInf);
+    st.best.emplace_back();
+    g.scale = scale_of(*t.problem, *t.reward, st.best_latency.back(), st.best.back());
+    g.baseline_offset = st.baseline.size();
+    st.baseline.resize(st.baseline.size() + g.G, 0.0);
+    graphs.push_back(std::move(g));
+  }
+  st.baseline_set.assign(st.baseline.size(), 0.0);
+  for (const auto& g : graphs)
+    if (g.x.size(1) != graphs[0].x.size(1)) throw Error("", "", "placeto: feature widths differ between graphs");
+  const int F = static_cast<int>(graphs[0].x.size(1));
+  PlacetoNet net(F, cfg.hidden, D, cfg.rounds);
+  if (!cfg.init_policy.empty()) load_policy(cfg.init_policy, net, cfg, F, D);
+  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
+  if (cfg.resume && !cfg.checkpoint_dir.empty()) load_checkpoint(cfg, *net, opt, st);
+
+  const int K = cfg.samples;
+  int run_episodes = 0;
+  for (; st.episode < cfg.episodes; ++st.episode) {
+    if (cfg.stop_after > 0 && run_episodes >= cfg.stop_after) break;
+    const auto t_ep = std::chrono::steady_clock::now();
+    const int task = st.episode % static_cast<int>(graphs.size());
+    PlacetoGraph& g = graphs[task];
+    const int G = g.G;
+    net->train();
+    Sweep s = run_sweep(net, g, K, false, cfg);
+    // Per-step returns of the improvements, their per-step baselines, advantages.
+    std::vector<float> adv(static_cast<std::size_t>(G) * K);  // [t][k]
+    std::vector<double> ret(K, 0.0);
+    double sum = 0, sq = 0;
+    for (int t = G - 1; t >= 0; --t) {
+      double mean = 0;
+      for (int k = 0; k < K; ++k) {
+        ret[k] = (s.cost[k][t] - s.cost[k][t + 1]) + cfg.gamma * ret[k];
+        mean += ret[k];
+      }
+      mean /= K;
+      double& b = st.baseline[g.baseline_offset + t];
+      double& set = st.baseline_set[g.baseline_offset + t];
+      if (set == 0) b = mean, set = 1;
+      for (int k = 0; k < K; ++k) {
+        const double a = ret[k] - b;
+        adv[static_cast<std::size_t>(t) * K + k] = static_cast<float>(a);
+        sum += a, sq += a * a;
+      }
+      b = cfg.baseline_decay * b + (1 - cfg.baseline_decay) * mean;
+    }
+    const double n = static_cast<double>(adv.size()), m = sum / n;
+    const double inv_std = 1.0 / (std::sqrt(std::max(0.0, sq / n - m * m)) + 1e-6);
+    for (auto& a : adv) a = static_cast<float>(a * inv_std);
+    auto adv_t = torch::tensor(adv).view({G, K});
+    // Recompute the policy with gradients, a chunk of steps at a time (bounded memory).
+    opt.zero_grad();
+    const int chunk = std::max(1, 40000 / std::max(1, K * G));
+    double entropy_sum = 0;
+    for (int t0 = 0; t0 < G; t0 += chunk) {
+      const int t1 = std::min(G, t0 + chunk), B = (t1 - t0) * K;
+      auto before = s.before.slice(0, t0, t1).reshape({B, G});
+      auto steps = torch::arange(t0, t1, torch::kLong).unsqueeze(1).expand({t1 - t0, K}).reshape({B});
+      auto lp = torch::log_softmax(net->forward(g.x, before, steps, g.dag), 1);
+      auto a = s.actions.slice(0, t0, t1).reshape({B, 1});
+      auto logp = lp.gather(1, a).squeeze(1);
+      auto ent = -(lp.exp() * lp).sum(1);
+      auto loss = (-(adv_t.slice(0, t0, t1).reshape({B}) * logp).sum() - cfg.entropy_weight * ent.sum()) / (G * K);
+      loss.backward();
+      entropy_sum += ent.sum().item<double>();
+    }
+    opt.step();
+
+    EpisodeLog e;
+    e.episode = st.episode + 1;
+    double ml = 0, mr = 0;
+    int finite = 0;
+    for (int k = 0; k < K; ++k) {
+      const Evaluation& ev = s.final_eval[k];
+      if (std::isfinite(ev.latency)) ml += ev.latency, ++finite;
+      mr += s.cost[k][0] - s.cost[k][G];
+      if (ev.feasible && ev.latency < st.best_latency[task])
+        st.best_latency[task] = ev.latency, st.best[task] = s.final_placement[k];
+    }
+    e.mean_latency = finite ? ml / finite : kInf;
+    e.best_latency = st.best_latency[task];
+    e.mean_reward = mr / K;  // mean total improvement of a sweep, in units of the reference latency
+    e.entropy = entropy_sum / (G * K);
+    e.groups = G;
+    e.seconds = seconds_since(t_ep);
+    st.log.push_back(e);
+    ++run_episodes;
+    if (on_episode) on_episode(e);
+    maybe_checkpoint(cfg, *net, opt, st);
+  }
+  if (!cfg.save_policy.empty()) save_policy(cfg.save_policy, net, cfg, F, D);
+
+  net->eval();
+  std::vector<PeerResult> results;
+  for (std::size_t i = 0; i < graphs.size(); ++i) {
+    Sweep s = run_sweep(net, graphs[i], 1, true, cfg);
+    const Evaluation& ge = s.final_eval[0];
+    if (ge.feasible && ge.latency < st.best_latency[i]) st.best_latency[i] = ge.latency, st.best[i] = s.final_placement[0];
+    if (st.best[i].empty()) st.best[i] = s.final_placement[0], st.best_latency[i] = ge.latency;
+    PeerResult r;
+    r.best = st.best[i];
+    r.best_latency = r.policy_latency = st.best_latency[i];
+    r.greedy_latency = ge.latency;
+    r.greedy = s.final_placement[0];
+    r.episodes = st.episode;
+    r.coarse_nodes = r.groups = graphs[i].G;
+    r.log = st.log;
+    r.seconds = seconds_since(t_start);
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+PeerResult train_peer(const Problem& problem, Reward& reward, const PeerConfig& cfg,
+                       const std::function<void(const EpisodeLog&)>& on_episode) {
+  check_config(cfg);
+  if (cfg.algo == "placeto") return train_placeto_multi({{&problem, &reward}}, cfg, on_episode).front();
+  torch::set_num_threads(1);  // fastest here, and deterministic
+  torch::manual_seed(cfg.seed);
+  return train_seq2seq(problem, reward, cfg, on_episode);
+}
+
+void apply_peer_override(PeerConfig& c, const std::string& assignment) {
+  auto eq = assignment.find('=');
+  if (eq == std::string::npos) throw Error("", "", "--set expects KEY=VALUE, got '" + assignment + "'");
+  const std::string key = assignment.substr(0, eq), value = assignment.substr(eq + 1);
+  double v = 0;
+  bool is_num = true;
+  try {
+    std::size_t used = 0;
+    v = std::stod(value, &used);
+    is_num = used == value.size();
+  } catch (const std::exception&) {
+    is_num = false;
+  }
+  auto flag = [&] {
+    if (value == "1" || value == "true" || value == "on") return true;
+    if (value == "0" || value == "false" || value == "off") return false;
+    throw Error("", "", "--set " + key + ": expected true or false, got '" + value + "'");
+  };
+  if (key == "chains") return void(c.coarsen.chains_only = flag());
+  if (key == "merge") return void(c.coarsen.merge_single_predecessor = flag());
+  if (key == "colocate") return void(c.coarsen.colocate = flag());
+  if (!is_num) throw Error("", "", "--set " + key + ": '" + value + "' is not a number");
+  if (key == "hidden") c.hidden = static_cast<int>(v);
+  else if (key == "groups") c.groups = static_cast<int>(v);
+  else if (key == "rounds") c.rounds = static_cast<int>(v);
+  else if (key == "lr") c.lr = v;
+  else if (key == "episodes") c.episodes = static_cast<int>(v);
+  else if (key == "samples") c.samples = static_cast<int>(v);
+  else if (key == "entropy") c.entropy_weight = v;
+  else if (key == "baseline_decay") c.baseline_decay = v;
+  else if (key == "gamma") c.gamma = v;
+  else if (key == "overflow_penalty") c.overflow_penalty = v;
+  else
+    throw Error("", "", "--set: unknown key '" + key +
+                            "' for " + c.algo + " (hidden, groups, rounds, lr, episodes, samples, entropy, baseline_decay, "
+                            "gamma, overflow_penalty, chains, merge, colocate)");
+}
+
+namespace {
+
+class ObjectiveReward : public Reward {
+ public:
+  ObjectiveReward(const Problem& p, Objective o) : fn_(make_objective(p, o)) {}
+  std::string name() const override { return "objective"; }
+  Evaluation evaluate(const Placement& p) override {
+    double l = fn_(p);
+    return {l, std::isfinite(l), 0};
+  }
+
+ private:
+  ObjectiveFn fn_;
+};
+
+class PeerPlacer : public Placer {
+ public:
+  explicit PeerPlacer(PeerConfig c) : config_(std::move(c)) {}
+  std::string name() const override { return config_.algo; }
+  Placement place(const Problem& problem, const PlaceOptions& options) override {
+    PeerConfig c = config_;
+    c.seed = options.seed;
+    std::unique_ptr<Reward> reward;
+    if (options.objective == Objective::simulator)
+      reward = std::make_unique<SimulatedReward>(problem);
+    else
+      reward = std::make_unique<ObjectiveReward>(problem, options.objective);
+    log::Progress progress(c.algo, std::max(1, c.episodes));
+    TrainResult r = train_peer(problem, *reward, c, [&](const EpisodeLog& e) {
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "best %.3f ms", e.best_latency * 1e3);
+      progress.update(e.episode, buf);
+    });
+    progress.finish();
+    return r.best;
+  }
+
+ private:
+  PeerConfig config_;
+};
+
+}  // namespace
+
+std::unique_ptr<Placer> make_peer_placer(PeerConfig config) { return std::make_unique<PeerPlacer>(std::move(config)); }
+
+}  // namespace devplace
