@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.h"
+#include "exec/executor.h"
 #include "place/placer.h"
 
 namespace devplace::cli {
@@ -31,5 +32,19 @@ void add_train_command(CLI::App& app);
 // Classical placers plus the learned ones (hsdag, hsdag-paper).
 std::unique_ptr<Placer> make_any_placer(const Problem& problem, const std::string& name);
 void add_compare_command(CLI::App& app);
+// `bench`: the benchmark report (docs/results.md); cmd_bench.cc.
+void add_bench_command(CLI::App& app);
+
+// Real execution (exec/, docs/execution.md): `run` and `profile`, cmd_run.cc / cmd_profile.cc.
+struct ExecArgs {
+  int threads = 1;
+  bool no_pin = false;
+  std::uint64_t weights_seed = 1;
+};
+void add_exec_options(CLI::App& cmd, ExecArgs& e);
+// An executor for the context's graph on its cluster's workers.
+std::unique_ptr<Executor> make_executor(const Context& ctx, const ExecArgs& e);
+void add_run_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
 
 }  // namespace devplace::cli

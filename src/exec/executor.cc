@@ -1,0 +1,616 @@
+// The executor: ONNX loading (constants, weights, inputs), worker threads and the
+// dependency-counting scheduler. Op semantics live in onnx_ops.cc.
+#include "exec/executor.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
+#include <c10/core/InferenceMode.h>
+#include <onnx/onnx_pb.h>
+#include <torch/cuda.h>
+
+#include "exec/onnx_ops.h"
+#include "graph/op_costs.h"
+#include "io/onnx_import.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/log.h"
+
+namespace devplace {
+
+using exec::run_onnx_op;
+using Clock = std::chrono::steady_clock;
+
+bool cuda_available() {
+  try {
+    return torch::cuda::is_available();
+  } catch (...) {
+    return false;
+  }
+}
+
+namespace {
+
+double seconds_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::uint64_t fnv1a(const std::string& s, std::uint64_t seed) {
+  std::uint64_t h = 1469598103934665603ull ^ (seed * 0x9E3779B97F4A7C15ull);
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+at::ScalarType scalar_type(DType t) {
+  switch (t) {
+    case DType::f32: return at::kFloat;
+    case DType::f16: return at::kHalf;
+    case DType::bf16: return at::kBFloat16;
+    case DType::f64: return at::kDouble;
+    case DType::i8: return at::kChar;
+    case DType::u8: return at::kByte;
+    case DType::i16: return at::kShort;
+    case DType::i32: return at::kInt;
+    case DType::i64: return at::kLong;
+    case DType::boolean: return at::kBool;
+    default: return at::kFloat;
+  }
+}
+
+std::vector<std::int64_t> dims_of(const Tensor& t) {
+  std::vector<std::int64_t> d;
+  for (auto x : t.shape) d.push_back(x == kUnknownDim ? 1 : x);
+  return d;
+}
+
+struct Task {
+  int op = -1;                  // an op to run, or
+  int tensor = -1, src = -1;    // a tensor to copy from worker src, or
+  std::function<void()> probe;  // a profiling probe
+
+  static Task run(int op) { return {op, -1, -1, {}}; }
+  static Task copy(int tensor, int src) { return {-1, tensor, src, {}}; }
+};
+
+}  // namespace
+
+struct Executor::Impl {
+  const Graph& g;
+  std::vector<WorkerSpec> specs;
+  ExecOptions opt;
+  int W = 0, T = 0, N = 0;
+
+  // Static structure.
+  std::vector<std::vector<int>> ports;       // op -> tensor id per ONNX input port, -1 if omitted
+  std::vector<char> folded;                  // op -> evaluated at load time
+  std::vector<std::vector<int>> rt_inputs;   // op -> distinct tensors produced by runtime ops
+  std::vector<std::vector<int>> rt_consumers;  // tensor -> distinct runtime consumer ops
+  std::vector<at::Tensor> host_value;        // tensor -> constant or graph-input value (CPU)
+  std::vector<std::vector<at::Tensor>> dev_value;  // worker -> per tensor, for cuda workers
+  int runtime_ops = 0;
+
+  // Workers.
+  struct Worker {
+    WorkerSpec spec;
+    at::Device device{at::kCPU};
+    std::thread thread;
+    std::mutex m;
+    std::condition_variable cv;
+    std::deque<Task> queue;
+    std::atomic<int> queued{0};  // queue.size(), readable without the lock (for spinning)
+    bool stop = false;
+  };
+  std::vector<std::unique_ptr<Worker>> workers;
+
+  // Per-run state.
+  Placement placement;
+  std::vector<at::Tensor> slots;                  // tensor * W + worker
+  std::unique_ptr<std::atomic<int>[]> pending;    // op -> inputs not yet on its worker
+  std::unique_ptr<std::atomic<int>[]> uses;       // slot -> readers left
+  std::vector<std::vector<int>> dests;            // tensor -> workers it is copied to
+  std::atomic<int> remaining{0}, inflight{0};
+  std::atomic<bool> aborted{false};
+  std::exception_ptr error;
+  std::mutex done_m;
+  std::condition_variable done_cv;
+  Clock::time_point t0, t_end;
+  bool keep_all = false;                          // profiling: never free slots
+  std::vector<double> op_seconds;                 // profiling: this run's op times
+  bool profiling = false;
+  std::atomic<int> copies{0};
+  std::atomic<std::int64_t> copied_bytes{0};
+  bool any_cuda = false;
+
+  Impl(const Graph& graph, std::vector<WorkerSpec> w, ExecOptions o) : g(graph), specs(std::move(w)), opt(o) {
+    W = static_cast<int>(specs.size());
+    T = g.num_tensors();
+    N = g.num_ops();
+    if (W == 0) throw Error("", "", "the executor needs at least one worker");
+    if (opt.intra_op_threads < 1) throw Error("", "", "intra-op threads must be at least 1");
+    for (auto& s : specs)
+      if (s.kind == WorkerSpec::Kind::cuda) {
+        any_cuda = true;
+        if (!cuda_available() || s.index >= static_cast<int>(torch::cuda::device_count()))
+          throw Error("", "", "worker " + s.str() + ": LibTorch has no such CUDA device here (CPU-only build or no GPU)");
+      }
+    load();
+    start_workers();
+  }
+
+  ~Impl() {
+    for (auto& w : workers) {
+      {
+        std::lock_guard<std::mutex> l(w->m);
+        w->stop = true;
+      }
+      w->cv.notify_all();
+    }
+    for (auto& w : workers)
+      if (w->thread.joinable()) w->thread.join();
+  }
+
+  // ---- loading ----
+  void load() {
+    const std::string& path = g.source();
+    if (path.empty() || !file_exists(path))
+      throw Error(path, "", "the executor needs the graph's ONNX file (imported from an .onnx path)");
+    onnx::ModelProto model;
+    {
+      std::string bytes = read_file(path);
+      if (!model.ParseFromString(bytes)) throw Error(path, "", "not a valid ONNX model");
+    }
+    const onnx::GraphProto& gp = model.graph();
+    c10::InferenceMode guard;
+
+    // Ports and Constant values, matched to ops by the importer's naming rule.
+    ports.assign(N, {});
+    folded.assign(N, 0);
+    host_value.assign(T, at::Tensor());
+    std::vector<const onnx::NodeProto*> node_of(N, nullptr);
+    std::set<std::string> taken;
+    for (int i = 0; i < gp.node_size(); ++i) {
+      const auto& node = gp.node(i);
+      int op = g.find_op(onnx_op_name(node.name(), node.op_type(), i, taken));
+      if (op < 0) throw Error(path, node.name(), "node not found in the imported graph");
+      node_of[op] = &node;
+      for (const auto& in : node.input()) ports[op].push_back(in.empty() ? -1 : g.find_tensor(in));
+    }
+    for (int op = 0; op < N; ++op) {
+      if (!node_of[op]) throw Error(path, g.op(op).name, "op has no node in the file");
+      folded[op] = is_folded(g, g.op(op));
+      const std::string& type = g.op(op).type;
+      if (type == "Constant") continue;
+      const auto& sup = exec::supported_onnx_ops();
+      if (!std::binary_search(sup.begin(), sup.end(), type))
+        throw Error(path, g.op(op).name, "op type '" + type + "' is not supported by the executor");
+    }
+
+    // Initializers: the file's data, else seeded random values.
+    std::unordered_map<std::string, const onnx::TensorProto*> inits;
+    for (const auto& t : gp.initializer()) inits[t.name()] = &t;
+    for (int t = 0; t < T; ++t) {
+      const Tensor& ts = g.tensor(t);
+      if (!ts.is_constant || ts.producer >= 0) continue;
+      at::Tensor v;
+      auto it = inits.find(ts.name);
+      if (it != inits.end()) v = exec::tensor_from_proto(*it->second, path);
+      if (!v.defined()) v = random_weight(t, it != inits.end() ? exec::onnx_scalar_type(it->second->data_type())
+                                                               : scalar_type(ts.dtype));
+      host_value[t] = v;
+    }
+    // Graph inputs.
+    for (int t = 0; t < T; ++t)
+      if (g.tensor(t).is_graph_input) host_value[t] = random_input(t);
+    // Folded ops, in topological order.
+    for (int op = 0; op < N; ++op) {
+      if (!folded[op]) continue;
+      const Op& o = g.op(op);
+      std::vector<at::Tensor> outs;
+      if (o.type == "Constant") {
+        outs.push_back(constant_value(*node_of[op], o));
+      } else {
+        std::vector<at::Tensor> ins;
+        for (int t : ports[op]) ins.push_back(t < 0 ? at::Tensor() : host_value[t]);
+        outs = run_onnx_op(o, ins, path);
+      }
+      for (std::size_t k = 0; k < o.outputs.size(); ++k) host_value[o.outputs[k]] = outs[k];
+    }
+
+    // Runtime structure.
+    rt_inputs.assign(N, {});
+    rt_consumers.assign(T, {});
+    runtime_ops = 0;
+    for (int op = 0; op < N; ++op) {
+      if (folded[op]) continue;
+      ++runtime_ops;
+      for (int t : ports[op]) {
+        if (t < 0 || host_value[t].defined()) continue;
+        if (g.tensor(t).producer < 0) throw Error(path, g.op(op).name, "input '" + g.tensor(t).name + "' has no value");
+        auto& v = rt_inputs[op];
+        if (std::find(v.begin(), v.end(), t) == v.end()) v.push_back(t);
+      }
+      for (int t : rt_inputs[op]) rt_consumers[t].push_back(op);
+    }
+    // Device copies of constants and inputs for cuda workers.
+    dev_value.assign(W, {});
+    for (int w = 0; w < W; ++w)
+      if (specs[w].kind == WorkerSpec::Kind::cuda) {
+        at::Device dev(at::kCUDA, static_cast<c10::DeviceIndex>(specs[w].index));
+        dev_value[w].resize(T);
+        for (int t = 0; t < T; ++t)
+          if (host_value[t].defined()) dev_value[w][t] = host_value[t].to(dev);
+      }
+  }
+
+  // Fan-in from the first consumer that reads `t` as a weight.
+  at::Tensor random_weight(int t, at::ScalarType st) {
+    const Tensor& ts = g.tensor(t);
+    std::vector<std::int64_t> dims = dims_of(ts);
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(fnv1a(ts.name, opt.seed));
+    if (!at::isFloatingType(st)) return at::zeros(dims, at::TensorOptions().dtype(st));
+    double std_dev = 0.02, mean = 0;
+    bool ones = false, zeros = false;
+    for (int c : ts.consumers) {
+      const Op& op = g.op(c);
+      int port = -1;
+      for (std::size_t k = 0; k < ports[c].size(); ++k)
+        if (ports[c][k] == t) port = static_cast<int>(k);
+      if (port < 0) continue;
+      const std::string& type = op.type;
+      auto numel_from = [&](std::size_t first) {
+        double f = 1;
+        for (std::size_t k = first; k < dims.size(); ++k) f *= static_cast<double>(dims[k]);
+        return std::max(1.0, f);
+      };
+      if (type == "Conv" && port == 1) std_dev = std::sqrt(2.0 / numel_from(1));
+      else if (type == "MatMul" && dims.size() >= 2) std_dev = std::sqrt(1.0 / dims[dims.size() - (port == 1 ? 2 : 1)]);
+      else if (type == "Gemm" && port == 1 && dims.size() == 2)
+        std_dev = std::sqrt(1.0 / dims[op.attr_int("transB", 0) ? 1 : 0]);
+      else if ((type == "LayerNormalization" || type == "BatchNormalization") && port == 1) ones = true;
+      else if (type == "BatchNormalization" && port == 4) ones = true;
+      else if (type == "BatchNormalization" && port == 3) zeros = true;
+      else if (type == "Gather" && port == 0) std_dev = 1.0;
+      break;
+    }
+    at::TensorOptions o = at::TensorOptions().dtype(at::kFloat);
+    at::Tensor v = ones ? at::ones(dims, o) : zeros ? at::zeros(dims, o) : at::randn(dims, gen, o) * std_dev + mean;
+    return v.to(st);
+  }
+
+  at::Tensor random_input(int t) {
+    const Tensor& ts = g.tensor(t);
+    std::vector<std::int64_t> dims = dims_of(ts);
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(fnv1a("input:" + ts.name, opt.seed));
+    const at::ScalarType st = scalar_type(ts.dtype);
+    if (st == at::kBool) return at::ones(dims, at::TensorOptions().dtype(st));
+    if (at::isFloatingType(st)) return at::randn(dims, gen, at::TensorOptions().dtype(at::kFloat)).to(st);
+    // Integers index something: stay below the smallest table they are gathered from.
+    std::int64_t bound = 0;
+    for (int c : ts.consumers) {
+      const Op& op = g.op(c);
+      if (op.type != "Gather" || ports[c].size() < 2 || ports[c][1] != t) continue;
+      const Tensor& data = g.tensor(ports[c][0]);
+      std::int64_t axis = op.attr_int("axis", 0);
+      if (axis < 0) axis += static_cast<std::int64_t>(data.shape.size());
+      if (axis >= 0 && axis < static_cast<std::int64_t>(data.shape.size()) && data.shape[axis] > 0)
+        bound = bound ? std::min(bound, data.shape[axis]) : data.shape[axis];
+    }
+    if (bound <= 0) bound = 2;
+    return at::randint(0, bound, dims, gen, at::TensorOptions().dtype(st));
+  }
+
+  at::Tensor constant_value(const onnx::NodeProto& node, const Op& o) {
+    for (const auto& a : node.attribute()) {
+      if (a.name() == "value") {
+        at::Tensor v = exec::tensor_from_proto(a.t(), g.source());
+        if (!v.defined()) throw Error(g.source(), o.name, "Constant has no data (stripped?)");
+        return v;
+      }
+      if (a.name() == "value_float") return at::scalar_tensor(a.f(), at::kFloat);
+      if (a.name() == "value_int") return at::scalar_tensor(a.i(), at::kLong);
+      if (a.name() == "value_floats") {
+        std::vector<float> v(a.floats().begin(), a.floats().end());
+        return at::tensor(v, at::kFloat);
+      }
+      if (a.name() == "value_ints") {
+        std::vector<std::int64_t> v(a.ints().begin(), a.ints().end());
+        return at::tensor(v, at::kLong);
+      }
+    }
+    throw Error(g.source(), o.name, "Constant without a supported value attribute");
+  }
+
+  // ---- workers ----
+  void start_workers() {
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    std::vector<int> cores;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+      for (int c = 0; c < CPU_SETSIZE; ++c)
+        if (CPU_ISSET(c, &allowed)) cores.push_back(c);
+    for (int w = 0; w < W; ++w) {
+      auto wk = std::make_unique<Worker>();
+      wk->spec = specs[w];
+      if (specs[w].kind == WorkerSpec::Kind::cuda)
+        wk->device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(specs[w].index));
+      workers.push_back(std::move(wk));
+    }
+    for (int w = 0; w < W; ++w) {
+      std::vector<int> mine;
+      if (specs[w].kind == WorkerSpec::Kind::cpu && opt.pin_threads && !cores.empty())
+        for (int k = 0; k < opt.intra_op_threads; ++k)
+          mine.push_back(cores[(specs[w].index * opt.intra_op_threads + k) % cores.size()]);
+      workers[w]->thread = std::thread([this, w, mine] { worker_main(w, mine); });
+    }
+  }
+
+  void worker_main(int w, std::vector<int> cores) {
+    if (!cores.empty()) {
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      for (int c : cores) CPU_SET(c, &set);
+      if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
+        log::warn("exec.pin", "could not pin worker " + specs[w].str() + " to its cores; running unpinned");
+    }
+    at::set_num_threads(opt.intra_op_threads);
+    at::globalContext().setFlushDenormal(true);  // random weights must not slow down in denormals
+    c10::InferenceMode guard;
+    Worker& wk = *workers[w];
+    for (;;) {
+      Task task;
+      // Spin a little before sleeping: waking a sleeping thread (an idle vCPU, on a VM) costs
+      // far more than a copy, and a dedicated core has nothing better to do.
+      if (wk.queued.load(std::memory_order_acquire) == 0 && opt.spin_us > 0) {
+        const auto until = Clock::now() + std::chrono::microseconds(opt.spin_us);
+        while (wk.queued.load(std::memory_order_acquire) == 0 && Clock::now() < until) {
+#if defined(__x86_64__) || defined(__i386__)
+          __builtin_ia32_pause();
+#endif
+        }
+      }
+      {
+        std::unique_lock<std::mutex> l(wk.m);
+        wk.cv.wait(l, [&] { return wk.stop || !wk.queue.empty(); });
+        if (wk.queue.empty()) return;
+        task = std::move(wk.queue.front());
+        wk.queue.pop_front();
+        wk.queued.fetch_sub(1, std::memory_order_relaxed);
+      }
+      if (!aborted.load(std::memory_order_relaxed)) {
+        try {
+          if (task.probe) task.probe();
+          else if (task.op >= 0) run_op(w, task.op);
+          else copy(w, task.tensor, task.src);
+        } catch (...) {
+          std::lock_guard<std::mutex> l(done_m);
+          if (!error) error = std::current_exception();
+          aborted = true;
+        }
+      }
+      if (inflight.fetch_sub(1) == 1) {
+        std::lock_guard<std::mutex> l(done_m);
+        done_cv.notify_all();
+      }
+    }
+  }
+
+  void push(int w, Task t) {
+    inflight.fetch_add(1);
+    Worker& wk = *workers[w];
+    {
+      std::lock_guard<std::mutex> l(wk.m);
+      wk.queue.push_back(std::move(t));
+      wk.queued.fetch_add(1, std::memory_order_release);
+    }
+    wk.cv.notify_one();
+  }
+
+  const at::Tensor& value(int t, int w) const {
+    if (host_value[t].defined()) return specs[w].kind == WorkerSpec::Kind::cuda ? dev_value[w][t] : host_value[t];
+    return slots[static_cast<std::size_t>(t) * W + w];
+  }
+
+  void release(int t, int w) {
+    const std::size_t s = static_cast<std::size_t>(t) * W + w;
+    if (uses[s].fetch_sub(1) == 1 && !keep_all) slots[s] = at::Tensor();
+  }
+
+  // `t` is now on worker w: count it for the consumers placed there.
+  void arrived(int t, int w) {
+    for (int c : rt_consumers[t])
+      if (placement[c] == w && pending[c].fetch_sub(1) == 1) push(w, Task::run(c));
+  }
+
+  void run_op(int w, int op) {
+    const Op& o = g.op(op);
+    const auto start = Clock::now();
+    std::vector<at::Tensor> ins;
+    ins.reserve(ports[op].size());
+    for (int t : ports[op]) {
+      if (t < 0) {
+        ins.emplace_back();
+        continue;
+      }
+      const at::Tensor& v = value(t, w);
+      if (!v.defined()) throw Error(g.source(), o.name, "internal: input '" + g.tensor(t).name + "' is not on its worker");
+      ins.push_back(v);
+    }
+    std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source());
+    ins.clear();
+    for (std::size_t k = 0; k < o.outputs.size(); ++k)
+      slots[static_cast<std::size_t>(o.outputs[k]) * W + w] = std::move(outs[k]);
+    if (profiling) op_seconds[op] = seconds_between(start, Clock::now());
+    for (int t : rt_inputs[op]) release(t, w);
+    for (int t : o.outputs) {
+      arrived(t, w);
+      for (int d : dests[t]) push(d, Task::copy(t, w));
+    }
+    if (remaining.fetch_sub(1) == 1) {
+      if (any_cuda) torch::cuda::synchronize();
+      t_end = Clock::now();
+    }
+  }
+
+  at::Tensor copy_to(const at::Tensor& v, int w) const {
+    const at::Device dev = workers[w]->device;
+    return v.device() == dev ? v.clone() : v.to(dev);
+  }
+
+  void copy(int w, int t, int src) {
+    const std::size_t s = static_cast<std::size_t>(t) * W + src;
+    at::Tensor out = copy_to(slots[s], w);
+    copies.fetch_add(1);
+    copied_bytes.fetch_add(static_cast<std::int64_t>(out.numel() * out.element_size()));
+    slots[static_cast<std::size_t>(t) * W + w] = std::move(out);
+    release(t, src);
+    arrived(t, w);
+  }
+
+  // ---- one run ----
+  RunStats run(const Placement& p) {
+    if (static_cast<int>(p.size()) != N)
+      throw Error(g.source(), "", "placement has " + std::to_string(p.size()) + " entries for " + std::to_string(N) + " ops");
+    for (int i = 0; i < N; ++i)
+      if (p[i] < 0 || p[i] >= W)
+        throw Error(g.source(), g.op(i).name, "placed on worker " + std::to_string(p[i]) + " of " + std::to_string(W));
+    placement = p;
+    slots.assign(static_cast<std::size_t>(T) * W, at::Tensor());
+    pending.reset(new std::atomic<int>[N]);
+    uses.reset(new std::atomic<int>[static_cast<std::size_t>(T) * W]);
+    for (std::size_t s = 0; s < static_cast<std::size_t>(T) * W; ++s) uses[s] = 0;
+    dests.assign(T, {});
+    for (int op = 0; op < N; ++op) {
+      pending[op] = static_cast<int>(rt_inputs[op].size());
+      if (folded[op]) continue;
+      for (int t : g.op(op).outputs) {
+        const int pw = p[op];
+        for (int c : rt_consumers[t]) {
+          uses[static_cast<std::size_t>(t) * W + p[c]] += 1;
+          if (p[c] != pw && std::find(dests[t].begin(), dests[t].end(), p[c]) == dests[t].end()) dests[t].push_back(p[c]);
+        }
+        uses[static_cast<std::size_t>(t) * W + pw] += static_cast<int>(dests[t].size()) + (g.tensor(t).is_graph_output ? 1 : 0);
+      }
+    }
+    remaining = runtime_ops;
+    inflight = 0;
+    aborted = false;
+    error = nullptr;
+    copies = 0;
+    copied_bytes = 0;
+    if (profiling) op_seconds.assign(N, 0.0);
+    // Collect the ready ops before pushing any: once pushed, workers decrement pending[].
+    std::vector<int> ready;
+    for (int op = 0; op < N; ++op)
+      if (!folded[op] && pending[op] == 0) ready.push_back(op);
+    t0 = Clock::now();
+    t_end = t0;
+    for (int op : ready) push(p[op], Task::run(op));
+    {
+      std::unique_lock<std::mutex> l(done_m);
+      done_cv.wait(l, [&] { return inflight.load() == 0; });
+    }
+    if (error) std::rethrow_exception(error);
+    if (remaining.load() != 0) throw Error(g.source(), "", "internal: the scheduler stalled with ops left");
+    return {seconds_between(t0, t_end), copies.load(), copied_bytes.load()};
+  }
+
+  std::vector<HostTensor> outputs() const {
+    std::vector<HostTensor> out;
+    for (int t = 0; t < T; ++t) {
+      const Tensor& ts = g.tensor(t);
+      if (!ts.is_graph_output) continue;
+      at::Tensor v = host_value[t];
+      if (!v.defined() && ts.producer >= 0 && !placement.empty())
+        v = slots[static_cast<std::size_t>(t) * W + placement[ts.producer]];
+      HostTensor h{ts.name, {}, {}};
+      if (v.defined()) {
+        at::Tensor c = v.to(at::kCPU).to(at::kDouble).contiguous();
+        h.shape.assign(c.sizes().begin(), c.sizes().end());
+        h.values.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+      }
+      out.push_back(std::move(h));
+    }
+    return out;
+  }
+
+  Profile profile(int w, int to, int runs) {
+    if (w < 0 || w >= W) throw Error("", "", "no worker #" + std::to_string(w));
+    Placement p(N, w);
+    Profile prof;
+    std::vector<std::vector<double>> samples(N);
+    profiling = true;
+    keep_all = true;
+    try {
+      for (int r = 0; r <= runs; ++r) {
+        run(p);
+        if (r == 0) continue;  // warm-up
+        for (int op = 0; op < N; ++op) samples[op].push_back(op_seconds[op]);
+      }
+    } catch (...) {
+      profiling = keep_all = false;
+      throw;
+    }
+    profiling = keep_all = false;
+    prof.op_seconds.assign(N, 0.0);
+    for (int op = 0; op < N; ++op) prof.op_seconds[op] = folded[op] ? 0.0 : median(samples[op]);
+    prof.copy_seconds.assign(T, -1.0);
+    if (to < 0 || to >= W || to == w) return prof;
+    // Each produced tensor that some op reads: the copy as the scheduler does it, timed from the
+    // push on this thread to the end of the copy on the (idle) destination worker.
+    for (int t = 0; t < T; ++t) {
+      const at::Tensor& v = slots[static_cast<std::size_t>(t) * W + w];
+      if (!v.defined() || rt_consumers[t].empty()) continue;
+      std::vector<double> s;
+      for (int r = 0; r < std::max(runs, 3); ++r) {
+        Clock::time_point end;
+        const auto start = Clock::now();
+        push(to, Task{-1, -1, -1, [&, t] {
+                        at::Tensor c = copy_to(slots[static_cast<std::size_t>(t) * W + w], to);
+                        if (any_cuda) torch::cuda::synchronize();
+                        end = Clock::now();
+                      }});
+        std::unique_lock<std::mutex> l(done_m);
+        done_cv.wait(l, [&] { return inflight.load() == 0; });
+        if (error) std::rethrow_exception(error);
+        s.push_back(seconds_between(start, end));
+      }
+      prof.copy_seconds[t] = median(s);
+    }
+    return prof;
+  }
+};
+
+Executor::Executor(const Graph& graph, std::vector<WorkerSpec> workers, ExecOptions options)
+    : impl_(std::make_unique<Impl>(graph, std::move(workers), options)) {}
+Executor::~Executor() = default;
+int Executor::num_workers() const { return impl_->W; }
+const std::vector<WorkerSpec>& Executor::workers() const { return impl_->specs; }
+RunStats Executor::run(const Placement& placement) { return impl_->run(placement); }
+std::vector<HostTensor> Executor::outputs() const { return impl_->outputs(); }
+Profile Executor::profile(int worker, int to_worker, int runs) { return impl_->profile(worker, to_worker, runs); }
+
+}  // namespace devplace

@@ -1,0 +1,50 @@
+#include "exec/measure.h"
+
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+
+#include "util/error.h"
+
+namespace devplace {
+
+namespace {
+
+// Linear-interpolated quantile of sorted values.
+double quantile(const std::vector<double>& s, double q) {
+  if (s.empty()) return 0;
+  const double pos = q * static_cast<double>(s.size() - 1);
+  const std::size_t lo = static_cast<std::size_t>(pos);
+  const std::size_t hi = std::min(lo + 1, s.size() - 1);
+  return s[lo] + (s[hi] - s[lo]) * (pos - static_cast<double>(lo));
+}
+
+}  // namespace
+
+Measurement measure(Executor& executor, const Placement& placement, int warmup, int runs) {
+  if (runs < 1) throw Error("", "", "--runs must be at least 1");
+  Measurement m;
+  for (int i = 0; i < warmup; ++i) executor.run(placement);
+  for (int i = 0; i < runs; ++i) {
+    m.last = executor.run(placement);
+    m.samples.push_back(m.last.latency);
+  }
+  std::vector<double> s = m.samples;
+  std::sort(s.begin(), s.end());
+  m.min = s.front(), m.max = s.back();
+  m.median = quantile(s, 0.5), m.p25 = quantile(s, 0.25), m.p75 = quantile(s, 0.75);
+  m.mean = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
+  const std::size_t k = std::min<std::size_t>(5, m.samples.size());
+  m.mean_last5 = std::accumulate(m.samples.end() - static_cast<long>(k), m.samples.end(), 0.0) / static_cast<double>(k);
+  return m;
+}
+
+Evaluation MeasuredReward::evaluate(const Placement& placement) {
+  ++evaluations_;
+  const auto start = std::chrono::steady_clock::now();
+  Measurement m = measure(ex_, placement, opt_.warmup, opt_.runs);
+  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return {m.median, true, 0};
+}
+
+}  // namespace devplace

@@ -1,0 +1,46 @@
+// Measuring placements for real: latency statistics over repeated runs, and MeasuredReward, the
+// Reward a learned placer trains on when it learns from measurements instead of the simulator.
+// Torch-free; single-threaded use (the Executor runs one inference at a time).
+#pragma once
+
+#include <vector>
+
+#include "exec/executor.h"
+#include "learn/reward.h"
+
+namespace devplace {
+
+struct Measurement {
+  std::vector<double> samples;  // seconds, in run order (warm-up runs excluded)
+  double median = 0, mean = 0, min = 0, max = 0, p25 = 0, p75 = 0;
+  double mean_last5 = 0;        // mean of the last min(5, runs) runs (the paper's statistic)
+  RunStats last;                // copies of the last run
+};
+
+// Runs `placement` warmup + runs times and summarises the timed runs. REQUIRES runs >= 1.
+Measurement measure(Executor& executor, const Placement& placement, int warmup, int runs);
+
+struct MeasureOptions {
+  int warmup = 1;  // untimed runs before each evaluation (caches, allocator)
+  int runs = 3;    // timed runs; the reward is their median
+};
+
+// Reward = measured median latency of the placement. Placement device i runs on executor
+// worker i. REQUIRES: executor outlives the reward. Placements are always feasible (memory is
+// not checked: a real overflow fails the run with an Error).
+class MeasuredReward : public Reward {
+ public:
+  MeasuredReward(Executor& executor, MeasureOptions options) : ex_(executor), opt_(options) {}
+  std::string name() const override { return "measured"; }
+  Evaluation evaluate(const Placement& placement) override;
+  long long evaluations() const { return evaluations_; }
+  double seconds_measuring() const { return seconds_; }  // wall time spent in runs
+
+ private:
+  Executor& ex_;
+  MeasureOptions opt_;
+  long long evaluations_ = 0;
+  double seconds_ = 0;
+};
+
+}  // namespace devplace

@@ -1,0 +1,37 @@
+// The ONNX op interpreter: one ONNX node evaluated with ATen ops. Internal to exec/ (it
+// includes ATen): the command line reaches it only through executor.h.
+//
+// Inputs arrive in ONNX port order; an omitted optional input is an undefined at::Tensor.
+// Semantics follow the ONNX operator spec at opset 17 for the ops listed in
+// supported_onnx_ops(); anything else throws Error naming the op and its type.
+// Stateless and thread-safe: several workers call it at once.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+#include "graph/graph.h"
+
+namespace onnx {
+class TensorProto;
+}
+
+namespace devplace::exec {
+
+// Evaluates `op` on `inputs` (on the device the inputs are on) and returns its outputs in port
+// order. Throws Error(source, op.name, reason) for an unsupported type or bad inputs.
+std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>& inputs, const std::string& source);
+
+// The op types run_onnx_op understands.
+const std::vector<std::string>& supported_onnx_ops();
+
+// The at::ScalarType of an ONNX TensorProto data_type (1 float, 7 int64 ...); throws for others.
+at::ScalarType onnx_scalar_type(int onnx_data_type);
+
+// The values of `proto` as a CPU tensor, or an undefined tensor when the proto carries no data
+// (a stripped initializer). Throws Error for a malformed proto.
+at::Tensor tensor_from_proto(const onnx::TensorProto& proto, const std::string& source);
+
+}  // namespace devplace::exec

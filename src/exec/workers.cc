@@ -1,0 +1,84 @@
+// Worker specs and how a devplace Cluster maps onto them (torch-free).
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <toml++/toml.h>
+
+#include "exec/executor.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace devplace {
+
+std::string WorkerSpec::str() const {
+  return std::string(kind == Kind::cpu ? "cpu:" : "cuda:") + std::to_string(index);
+}
+
+WorkerSpec parse_worker(const std::string& text) {
+  auto colon = text.find(':');
+  WorkerSpec s;
+  std::string kind = text.substr(0, colon);
+  if (colon == std::string::npos || (kind != "cpu" && kind != "cuda"))
+    throw Error("", "", "worker '" + text + "' must look like cpu:N or cuda:N");
+  s.kind = kind == "cpu" ? WorkerSpec::Kind::cpu : WorkerSpec::Kind::cuda;
+  try {
+    std::size_t used = 0;
+    s.index = std::stoi(text.substr(colon + 1), &used);
+    if (used != text.size() - colon - 1 || s.index < 0) throw std::invalid_argument("");
+  } catch (const std::exception&) {
+    throw Error("", "", "worker '" + text + "' must look like cpu:N or cuda:N");
+  }
+  return s;
+}
+
+namespace {
+
+// `worker` keys of the cluster file's devices, by device name (empty for presets).
+std::map<std::string, std::string> worker_keys(const std::string& spec) {
+  std::map<std::string, std::string> keys;
+  if (spec.empty() || !file_exists(spec)) return keys;
+  auto take = [&](const std::string& name, const std::string& worker) {
+    if (!name.empty() && !worker.empty()) keys[name] = worker;
+  };
+  const std::string ext = std::filesystem::path(spec).extension().string();
+  try {
+    if (ext == ".toml") {
+      toml::table t = toml::parse_file(spec);
+      if (auto* devs = t["devices"].as_array())
+        for (auto& d : *devs)
+          if (auto* dt = d.as_table()) take((*dt)["name"].value_or(std::string()), (*dt)["worker"].value_or(std::string()));
+    } else {
+      auto j = nlohmann::json::parse(read_file(spec));
+      for (auto& d : j.value("devices", nlohmann::json::array()))
+        take(d.value("name", ""), d.value("worker", ""));
+    }
+  } catch (const std::exception&) {
+    // load_cluster has already parsed this file and reported any syntax error.
+  }
+  return keys;
+}
+
+}  // namespace
+
+std::vector<WorkerSpec> workers_for_cluster(const Cluster& cluster, const std::string& spec) {
+  auto keys = worker_keys(spec);
+  std::vector<WorkerSpec> out;
+  int cpus = 0, gpus = 0;
+  for (const Device& d : cluster.devices) {
+    if (auto it = keys.find(d.name); it != keys.end()) {
+      try {
+        out.push_back(parse_worker(it->second));
+      } catch (const Error& e) {
+        throw Error(spec, d.name, e.reason());
+      }
+    } else if (d.kind == "cpu") {
+      out.push_back({WorkerSpec::Kind::cpu, cpus++});
+    } else if (d.kind == "gpu") {
+      out.push_back({WorkerSpec::Kind::cuda, gpus++});
+    } else {
+      throw Error(spec, d.name, "device kind '" + d.kind + "' has no execution worker; give it worker = \"cpu:N\" or \"cuda:N\"");
+    }
+  }
+  return out;
+}
+
+}  // namespace devplace
