@@ -20,7 +20,9 @@ TEST(Cluster, PresetsLoadWithLinksBetweenEveryPair) {
     EXPECT_EQ(c.devices[0].kind, "cpu");
     for (int s = 0; s < c.num_devices(); ++s)
       for (int d = 0; d < c.num_devices(); ++d)
-        if (s != d) EXPECT_TRUE(c.has_link(s, d));
+        if (s != d) {
+          EXPECT_TRUE(c.has_link(s, d));
+        }
   }
   Cluster nv = load_cluster("nvlink4");
   EXPECT_EQ(nv.num_devices(), 5);

@@ -63,7 +63,9 @@ TEST_P(BundledModel, RandomPlacementsRespectDependenciesAndDevices) {
         for (std::size_t k = 1; k < spans.size(); ++k) EXPECT_GE(spans[k].first, spans[k - 1].second - 1e-12);
       }
       EXPECT_DOUBLE_EQ(s.makespan, last);
-      if (s.feasible) EXPECT_DOUBLE_EQ(sim.makespan(p), s.makespan);
+      if (s.feasible) {
+        EXPECT_DOUBLE_EQ(sim.makespan(p), s.makespan);
+      }
     }
   }
 }
