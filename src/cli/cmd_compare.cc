@@ -76,20 +76,20 @@ void add_compare_command(CLI::App& app) {
     std::printf("%s on %s (%d ops, %d devices), objective %s; lower bound %s ms\n\n", pb.graph().name().c_str(),
                 pb.cluster().name.c_str(), pb.num_ops(), pb.num_devices(), a->search.objective.c_str(),
                 ms(cmp.lower_bound).c_str());
-    std::printf("| %-14s | %12s | %12s | %12s | %8s | %10s | %-8s |\n", "algorithm", "latency (ms)", "vs slowest 1",
+    std::printf("| %-16s | %12s | %12s | %12s | %8s | %10s | %-8s |\n", "algorithm", "latency (ms)", "vs slowest 1",
                 "vs best 1", "gap LB", "place (s)", "feasible");
-    std::printf("|%s|%s|%s|%s|%s|%s|%s|\n", std::string(16, '-').c_str(), std::string(14, '-').c_str(),
+    std::printf("|%s|%s|%s|%s|%s|%s|%s|\n", std::string(18, '-').c_str(), std::string(14, '-').c_str(),
                 std::string(14, '-').c_str(), std::string(14, '-').c_str(), std::string(10, '-').c_str(),
                 std::string(12, '-').c_str(), std::string(10, '-').c_str());
     for (const auto& r : cmp.rows) {
       if (!r.error.empty()) {
-        std::printf("| %-14s | %12s | %12s | %12s | %8s | %10s | %-8s |  %s\n", r.algorithm.c_str(), "-", "-", "-", "-",
+        std::printf("| %-16s | %12s | %12s | %12s | %8s | %10s | %-8s |  %s\n", r.algorithm.c_str(), "-", "-", "-", "-",
                     "-", "error", r.error.c_str());
         continue;
       }
       char gap[32] = "-";
       if (r.verdict.feasible) std::snprintf(gap, sizeof gap, "%.1f%%", 100 * (r.verdict.latency / cmp.lower_bound - 1));
-      std::printf("| %-14s | %12s | %11.2fx | %11.2fx | %8s | %10.3f | %-8s |\n", r.algorithm.c_str(),
+      std::printf("| %-16s | %12s | %11.2fx | %11.2fx | %8s | %10.3f | %-8s |\n", r.algorithm.c_str(),
                   ms(r.verdict.latency).c_str(), speedup(cmp.slowest_single, r.verdict.latency),
                   speedup(cmp.best_single, r.verdict.latency), gap, r.place_seconds, r.verdict.feasible ? "yes" : "NO");
     }

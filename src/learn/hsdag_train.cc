@@ -306,19 +306,6 @@ int hsdag_group_count(const Problem& problem, const HsdagConfig& cfg) {
 
 namespace {
 
-// Any objective as a Reward (e.g. Tarnawski's latency model); infeasible = +inf latency.
-class ObjectiveReward : public Reward {
- public:
-  ObjectiveReward(const Problem& p, Objective o) : fn_(make_objective(p, o)) {}
-  std::string name() const override { return "objective"; }
-  Evaluation evaluate(const Placement& p) override {
-    double l = fn_(p);
-    return {l, std::isfinite(l), 0};
-  }
-
- private:
-  ObjectiveFn fn_;
-};
 
 class HsdagPlacer : public Placer {
  public:
@@ -327,11 +314,7 @@ class HsdagPlacer : public Placer {
   Placement place(const Problem& problem, const PlaceOptions& options) override {
     HsdagConfig c = config_;
     c.seed = options.seed;
-    std::unique_ptr<Reward> reward;
-    if (options.objective == Objective::simulator)
-      reward = std::make_unique<SimulatedReward>(problem);
-    else
-      reward = std::make_unique<ObjectiveReward>(problem, options.objective);
+    std::unique_ptr<Reward> reward = make_reward(problem, options.objective);
     log::Progress progress("hsdag", c.episodes);
     TrainResult r = train_hsdag(problem, *reward, c, [&](const EpisodeLog& e) {
       char buf[128];

@@ -613,18 +613,6 @@ void apply_peer_override(PeerConfig& c, const std::string& assignment) {
 
 namespace {
 
-class ObjectiveReward : public Reward {
- public:
-  ObjectiveReward(const Problem& p, Objective o) : fn_(make_objective(p, o)) {}
-  std::string name() const override { return "objective"; }
-  Evaluation evaluate(const Placement& p) override {
-    double l = fn_(p);
-    return {l, std::isfinite(l), 0};
-  }
-
- private:
-  ObjectiveFn fn_;
-};
 
 class PeerPlacer : public Placer {
  public:
@@ -633,11 +621,7 @@ class PeerPlacer : public Placer {
   Placement place(const Problem& problem, const PlaceOptions& options) override {
     PeerConfig c = config_;
     c.seed = options.seed;
-    std::unique_ptr<Reward> reward;
-    if (options.objective == Objective::simulator)
-      reward = std::make_unique<SimulatedReward>(problem);
-    else
-      reward = std::make_unique<ObjectiveReward>(problem, options.objective);
+    std::unique_ptr<Reward> reward = make_reward(problem, options.objective);
     log::Progress progress(c.algo, std::max(1, c.episodes));
     TrainResult r = train_peer(problem, *reward, c, [&](const EpisodeLog& e) {
       char buf[96];

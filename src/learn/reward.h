@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cost/cost_model.h"
+#include "place/placer.h"
 #include "sim/schedule.h"
 #include "sim/simulator.h"
 
@@ -39,5 +40,9 @@ class SimulatedReward : public Reward {
   Simulator sim_;
   long long evaluations_ = 0;
 };
+
+// The reward a placer trains on under `objective`: the simulator, or any other objective
+// wrapped as a Reward (infeasible = +inf latency, no overflow figure).
+std::unique_ptr<Reward> make_reward(const Problem& problem, Objective objective);
 
 }  // namespace devplace

@@ -7,44 +7,14 @@
 #include "io/model.h"
 #include "place/placer.h"
 #include "sim/simulator.h"
+#include "sim/test_graphs.h"
 
 namespace devplace {
 namespace {
 
-// Two devices, "cpu" (host, unlimited) and "gpu"; table transfer costs apply per crossing.
-Cluster two_devices(std::int64_t gpu_memory = 0) {
-  Cluster c;
-  c.name = "test";
-  Device cpu;
-  cpu.name = "cpu";
-  Device gpu;
-  gpu.name = "gpu";
-  gpu.kind = "gpu";
-  gpu.memory_bytes = gpu_memory;
-  c.devices = {cpu, gpu};
-  c.set_link({0, 1, 1e9, 0});
-  c.set_link({1, 0, 1e9, 0});
-  return c;
-}
 
-struct Builder {
-  Graph g{"test"};
-  CostTable table;
-  // Op `name` consuming the outputs of `inputs`; times on cpu and gpu, output transfer time.
-  void op(const std::string& name, std::vector<std::string> inputs, double cpu, double gpu, double transfer = 0.5) {
-    Op o;
-    o.name = name;
-    o.type = "Test";
-    for (auto& in : inputs) o.inputs.push_back(g.tensor_id(in + ":0"));
-    int out = g.tensor_id(name + ":0");
-    g.tensor(out).fixed_bytes = 100;
-    o.outputs = {out};
-    g.add_op(o);
-    table.op_time[name] = {{"cpu", cpu}, {"gpu", gpu}};
-    table.transfer_time[name + ":0"] = transfer;
-  }
-  int at(const Placement& p, const std::string& op) const { return p[g.find_op(op)]; }
-};
+using test::Builder;
+using test::two_devices;
 
 Placement heft(const Problem& p) { return make_heft_placer()->place(p, {}); }
 

@@ -1,6 +1,7 @@
 // Hand-computed schedules on small DAGs, with op and transfer times fixed by a cost table so
 // every start and end below can be checked with pencil and paper.
 #include "sim/simulator.h"
+#include "sim/test_graphs.h"
 
 #include <gtest/gtest.h>
 
@@ -11,42 +12,9 @@
 namespace devplace {
 namespace {
 
-// Two devices "cpu" (host) and "gpu"; table transfer costs apply per host crossing.
-Cluster two_devices(std::int64_t gpu_memory = 0) {
-  Cluster c;
-  c.name = "test";
-  Device cpu;
-  cpu.name = "cpu";
-  Device gpu;
-  gpu.name = "gpu";
-  gpu.kind = "gpu";
-  gpu.memory_bytes = gpu_memory;
-  c.devices = {cpu, gpu};
-  c.set_link({0, 1, 1e9, 0});
-  c.set_link({1, 0, 1e9, 0});
-  return c;
-}
 
-struct Builder {
-  Graph g{"test"};
-  CostTable table;
-  // Adds op `name` consuming the outputs of `inputs`, with times on cpu and gpu, an output
-  // transfer cost, and optional weights.
-  void op(const std::string& name, std::vector<std::string> inputs, double cpu, double gpu, double transfer = 0.5,
-          std::int64_t weights = 0, std::int64_t out_bytes = 100) {
-    Op o;
-    o.name = name;
-    o.type = "Test";
-    for (auto& in : inputs) o.inputs.push_back(g.tensor_id(in + ":0"));
-    int out = g.tensor_id(name + ":0");
-    g.tensor(out).fixed_bytes = out_bytes;
-    o.outputs = {out};
-    o.weight_bytes = weights;
-    g.add_op(o);
-    table.op_time[name] = {{"cpu", cpu}, {"gpu", gpu}};
-    table.transfer_time[name + ":0"] = transfer;
-  }
-};
+using test::Builder;
+using test::two_devices;
 
 Placement place(const Graph& g, const std::map<std::string, int>& where) {
   Placement p(g.num_ops(), 0);
