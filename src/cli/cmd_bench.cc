@@ -45,9 +45,9 @@ struct Budgets {
   std::int64_t tarnawski_ls_evals = 20000;
   std::vector<int> scale_sizes = {1000, 10000, 100000};
   int scale_hsdag_episodes = 10, scale_hsdag_max_ops = 100000;
-  // The learned peers stop at this size: in a trial, rnn at 10k ops was killed (signal 9,
-  // OOM killer at 24 GB resident on this 23 GiB machine) after several minutes.
-  int scale_peer_max_ops = 1000;
+  // The learned peers stop at this size. Before rnn and placeto capped their decision groups
+  // (PeerConfig::max_groups), rnn at 10k ops was killed by the OOM killer at 24 GB resident.
+  int scale_peer_max_ops = 10000;
   std::int64_t scale_ls_evals = 1000;
   double scale_cap_s = 300;    // a placer is skipped at a size where its predicted time exceeds this
 };
@@ -515,10 +515,10 @@ void scale_section(Report& rep, const Budgets& b, std::uint64_t seed) {
   t.rows.back().insert(t.rows.back().end(), cells[methods.size() + 1].begin(), cells[methods.size() + 1].end());
   rep.md += t.render();
   std::snprintf(buf, sizeof buf,
-                "\nThe learned peers (rnn, hierarchical, placeto) run only up to %d ops here: in a trial run of this "
-                "report, rnn with 1 episode x 2 samples at 10,000 ops was killed by the kernel's OOM killer at 24 GB resident "
-                "(this machine has 23 GiB) after several minutes, and placeto needed 14 s for 2 sweeps at 1,000 ops (each sweep simulates "
-                "the graph after every step, so a sweep costs O(groups x ops)).\n",
+                "\nThe learned peers (rnn, hierarchical, placeto) run up to %d ops here. rnn and placeto place at most "
+                "256 groups (consecutive co-location groups merged): rnn's attention decoder is quadratic in the group count, "
+                "and without the cap it was killed by the OOM killer at 24 GB resident at 10,000 ops; placeto simulates the "
+                "graph after every step, so a sweep costs O(groups x ops) and 100,000 ops would take hours.\n",
                 b.scale_peer_max_ops);
   rep.md += buf;
   if (!notes.empty()) rep.md += "\n" + notes;

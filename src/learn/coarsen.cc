@@ -232,6 +232,44 @@ Placement expand(const Coarsening& c, const std::vector<int>& group_device) {
   return p;
 }
 
+Coarsening cap_groups(const Graph& g, const Coarsening& c, int max_groups) {
+  if (max_groups <= 0 || c.num_groups() <= max_groups) return c;
+  const double per_bucket = static_cast<double>(g.num_ops()) / max_groups;
+  std::vector<int> bucket_of_group(c.num_groups());
+  int bucket = 0;
+  double filled = 0;
+  for (int k = 0; k < c.num_groups(); ++k) {
+    if (filled >= per_bucket * (bucket + 1) && bucket + 1 < max_groups) ++bucket;
+    bucket_of_group[k] = bucket;
+    filled += static_cast<double>(c.members[k].size());
+  }
+  Coarsening out;
+  out.members.assign(bucket + 1, {});
+  out.group_of_op.assign(g.num_ops(), 0);
+  for (int op = 0; op < g.num_ops(); ++op) {
+    const int b = bucket_of_group[c.group_of_op[op]];
+    out.group_of_op[op] = b;
+    out.members[b].push_back(op);
+  }
+  out.preds.assign(out.members.size(), {});
+  out.succs.assign(out.members.size(), {});
+  for (int k = 0; k < c.num_groups(); ++k)
+    for (int v : c.succs[k]) {
+      const int a = bucket_of_group[k], b = bucket_of_group[v];
+      if (a != b) out.succs[a].push_back(b), out.preds[b].push_back(a);
+    }
+  for (auto* lists : {&out.preds, &out.succs})
+    for (auto& l : *lists) {
+      std::sort(l.begin(), l.end());
+      l.erase(std::unique(l.begin(), l.end()), l.end());
+    }
+  out.stats = c.stats;
+  out.stats.groups = out.num_groups();
+  out.stats.largest_group = 0;
+  for (const auto& m : out.members) out.stats.largest_group = std::max(out.stats.largest_group, static_cast<int>(m.size()));
+  return out;
+}
+
 bool is_valid_coarsening(const Graph& g, const Coarsening& c) {
   const int n = g.num_ops(), k = c.num_groups();
   if (static_cast<int>(c.group_of_op.size()) != n) return false;

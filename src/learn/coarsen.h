@@ -72,6 +72,13 @@ Coarsening coarsen(const Graph& g, const CoarsenOptions& options = {});
 // Throws Error if group_device.size() != c.num_groups().
 Placement expand(const Coarsening& c, const std::vector<int>& group_device);
 
+// Merges runs of consecutive groups (in group order, which is topological) so that at most
+// `max_groups` remain, each run holding about the same number of ops. Contiguous runs of a
+// topological order keep the coarse graph a DAG. Returns `c` unchanged when it is small
+// enough. For learners whose cost grows with the square of the group count (attention over
+// groups, per-group steps), so that they still run on graphs of 10k ops and more.
+Coarsening cap_groups(const Graph& g, const Coarsening& c, int max_groups);
+
 // True when members partition all ops of `g`, group_of_op agrees with members, and
 // preds/succs are exactly the quotient of g's edges, mirrored, with every edge going from a
 // lower to a higher group index (hence a DAG). For tests and assertions; O(ops + edges).

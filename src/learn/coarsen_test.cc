@@ -285,3 +285,26 @@ INSTANTIATE_TEST_SUITE_P(Models, BundledModel, testing::Values("resnet50", "ince
 
 }  // namespace
 }  // namespace devplace
+
+namespace devplace {
+namespace {
+
+TEST(CapGroups, MergesConsecutiveGroupsIntoAValidDagOfAtMostMaxGroups) {
+  Model m = load_model("bert_base");
+  CoarsenOptions none;
+  none.merge_single_predecessor = false;
+  none.colocate = false;
+  Coarsening every_op = coarsen(m.graph, none);
+  ASSERT_EQ(every_op.num_groups(), m.graph.num_ops());
+  for (int cap : {1, 7, 64, 256}) {
+    Coarsening c = cap_groups(m.graph, every_op, cap);
+    EXPECT_LE(c.num_groups(), cap);
+    EXPECT_GE(c.num_groups(), cap / 2) << "runs should be balanced by op count";
+    EXPECT_TRUE(is_valid_coarsening(m.graph, c)) << cap;
+  }
+  // Small enough already: unchanged.
+  EXPECT_EQ(cap_groups(m.graph, every_op, 100000).num_groups(), m.graph.num_ops());
+}
+
+}  // namespace
+}  // namespace devplace

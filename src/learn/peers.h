@@ -37,6 +37,9 @@ namespace devplace {
 struct PeerConfig {
   std::string algo = "rnn";      // rnn | hierarchical | placeto
   int hidden = 64;
+  // rnn and placeto: at most this many decision groups (consecutive co-location groups merged,
+  // see cap_groups); attention and per-group steps make larger counts quadratic in memory/time.
+  int max_groups = 256;
   int groups = 16;               // hierarchical: groups the Grouper chooses from
   int rounds = 2;                // placeto: message-passing rounds in each direction
   double lr = 3e-3;

@@ -260,7 +260,10 @@ PeerResult train_seq2seq(const Problem& problem, Reward& reward, const PeerConfi
   // ops (zero-cost ops stay with their kernels), which its Grouper groups.
   CoarsenOptions co = cfg.coarsen;
   if (cfg.algo == "hierarchical") co.merge_single_predecessor = false, co.chains_only = false;
-  const Coarsening units = coarsen(problem.graph(), co);
+  // The RNN's attention and steps grow with the number of groups: cap it (hierarchical groups
+  // per op through its Grouper, whose cost is linear).
+  const Coarsening units = cfg.algo == "hierarchical" ? coarsen(problem.graph(), co)
+                                                     : cap_groups(problem.graph(), coarsen(problem.graph(), co), cfg.max_groups);
   const FeatureMatrix features = node_features(problem, units, cfg.features);
   const torch::Tensor x = feature_tensor(features);
   auto net = std::make_shared<Seq2SeqPolicy>(cfg, x, units, problem.num_devices());
@@ -445,7 +448,7 @@ std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& tasks, 
     if (t.problem->num_devices() != D) throw Error("", "", "placeto: all graphs must be placed on the same cluster");
     PlacetoGraph g;
     g.problem = t.problem, g.reward = t.reward;
-    g.coarse = coarsen(t.problem->graph(), cfg.coarsen);
+    g.coarse = cap_groups(t.problem->graph(), coarsen(t.problem->graph(), cfg.coarsen), cfg.max_groups);
     FeatureMatrix f = node_features(*t.problem, g.coarse, cfg.features);
     g.x = feature_tensor(f);
     g.G = g.coarse.num_groups();
@@ -596,6 +599,7 @@ void apply_peer_override(PeerConfig& c, const std::string& assignment) {
   if (key == "colocate") return void(c.coarsen.colocate = flag());
   if (!is_num) throw Error("", "", "--set " + key + ": '" + value + "' is not a number");
   if (key == "hidden") c.hidden = static_cast<int>(v);
+  else if (key == "max_groups") c.max_groups = static_cast<int>(v);
   else if (key == "groups") c.groups = static_cast<int>(v);
   else if (key == "rounds") c.rounds = static_cast<int>(v);
   else if (key == "lr") c.lr = v;
@@ -608,7 +612,7 @@ void apply_peer_override(PeerConfig& c, const std::string& assignment) {
   else
     throw Error("", "", "--set: unknown key '" + key +
                             "' for " + c.algo + " (hidden, groups, rounds, lr, episodes, samples, entropy, baseline_decay, "
-                            "gamma, overflow_penalty, chains, merge, colocate)");
+                            "gamma, overflow_penalty, max_groups, chains, merge, colocate)");
 }
 
 namespace {
