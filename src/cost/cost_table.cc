@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/json_file.h"
 #include "util/files.h"
 
 namespace devplace {
@@ -34,12 +35,7 @@ json cost_table_to_json(const CostTable& t) {
 }
 
 CostTable load_cost_table(const std::string& path) {
-  json j;
-  try {
-    j = json::parse(read_file(path));
-  } catch (const json::exception& e) {
-    throw Error(path, "", std::string("invalid JSON: ") + e.what());
-  }
+  nlohmann::json j = read_json_file(path);
   return cost_table_from_json(j, path);
 }
 

@@ -8,6 +8,7 @@
 #include "io/openvino_import.h"
 #include "io/tarnawski_import.h"
 #include "util/error.h"
+#include "util/json_file.h"
 #include "util/files.h"
 
 namespace devplace {
@@ -63,12 +64,7 @@ Model load_model(const std::string& spec, const ImportOptions& options) {
   } else if (ext == ".xml") {
     m.graph = import_openvino(path, options);
   } else if (ext == ".json") {
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(read_file(path));
-    } catch (const nlohmann::json::exception& e) {
-      throw Error(path, "", std::string("invalid JSON: ") + e.what());
-    }
+    nlohmann::json j = read_json_file(path);
     if (looks_like_tarnawski(j))
       m = tarnawski_from_json(j, path);
     else

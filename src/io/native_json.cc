@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/json_file.h"
 #include "util/files.h"
 
 namespace devplace {
@@ -233,13 +234,7 @@ Graph graph_from_json(const json& j, const std::string& file) {
 }
 
 Graph read_graph_json(const std::string& path) {
-  const std::string text = read_file(path);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(path, "", std::string("invalid JSON: ") + e.what());
-  }
+  nlohmann::json j = read_json_file(path);
   return graph_from_json(j, path);
 }
 

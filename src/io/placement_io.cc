@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/json_file.h"
 #include "util/files.h"
 
 namespace devplace {
@@ -29,12 +30,7 @@ void write_placement(const std::string& path, const Graph& g, const Cluster& c, 
 }
 
 Placement read_placement(const std::string& path, const Graph& g, const Cluster& c, PlacementInfo* info) {
-  json j;
-  try {
-    j = json::parse(read_file(path));
-  } catch (const json::exception& e) {
-    throw Error(path, "", std::string("invalid JSON: ") + e.what());
-  }
+  nlohmann::json j = read_json_file(path);
   if (!j.is_object() || !j.contains("placement") || !j["placement"].is_object())
     throw Error(path, "", "not a placement file (expected an object with a \"placement\" map)");
   Placement p(g.num_ops(), -1);

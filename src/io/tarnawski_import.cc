@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
+#include "util/json_file.h"
 #include "util/files.h"
 #include "util/log.h"
 
@@ -274,13 +275,7 @@ Model tarnawski_from_json(const json& j, const std::string& path) {
 }
 
 Model import_tarnawski(const std::string& path) {
-  const std::string text = read_file(path);
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(path, "", std::string("invalid JSON: ") + e.what());
-  }
+  nlohmann::json j = read_json_file(path);
   return tarnawski_from_json(j, path);
 }
 

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "graph/op_costs.h"
+#include "graph/scc.h"
 #include "util/error.h"
 
 namespace devplace {
@@ -41,55 +42,6 @@ void sort_unique(std::vector<int>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
-// Strongly connected components of a directed graph (Tarjan, iterative so that deep graphs do
-// not overflow the stack). Returns the component of every node and sets `count`.
-std::vector<int> tarjan_scc(const std::vector<std::vector<int>>& adj, int& count) {
-  const int n = static_cast<int>(adj.size());
-  std::vector<int> comp(n, -1), index(n, -1), low(n, 0), stack;
-  std::vector<char> on_stack(n, 0);
-  struct Frame {
-    int v;
-    std::size_t next;
-  };
-  std::vector<Frame> calls;
-  int next_index = 0;
-  count = 0;
-  for (int s = 0; s < n; ++s) {
-    if (index[s] != -1) continue;
-    index[s] = low[s] = next_index++;
-    stack.push_back(s);
-    on_stack[s] = 1;
-    calls.push_back({s, 0});
-    while (!calls.empty()) {
-      const int v = calls.back().v;
-      if (calls.back().next < adj[v].size()) {
-        const int w = adj[v][calls.back().next++];
-        if (index[w] == -1) {
-          index[w] = low[w] = next_index++;
-          stack.push_back(w);
-          on_stack[w] = 1;
-          calls.push_back({w, 0});
-        } else if (on_stack[w]) {
-          low[v] = std::min(low[v], index[w]);
-        }
-        continue;
-      }
-      if (low[v] == index[v]) {
-        int w;
-        do {
-          w = stack.back();
-          stack.pop_back();
-          on_stack[w] = 0;
-          comp[w] = count;
-        } while (w != v);
-        ++count;
-      }
-      calls.pop_back();
-      if (!calls.empty()) low[calls.back().v] = std::min(low[calls.back().v], low[v]);
-    }
-  }
-  return comp;
-}
 
 // The first op that produces one of op's inputs, in port order; -1 if none.
 int first_producer(const Graph& g, const Op& op) {
@@ -166,7 +118,7 @@ Coarsening coarsen(const Graph& g, const CoarsenOptions& options) {
 
   // Pass 3: merge strongly connected components.
   int num_sccs = 0;
-  const std::vector<int> scc = tarjan_scc(set_succs, num_sccs);
+  const std::vector<int> scc = strongly_connected_components(set_succs, num_sccs);
   std::vector<int> scc_size(num_sccs, 0), scc_first(num_sccs, num_sets);
   for (int s = 0; s < num_sets; ++s) {
     ++scc_size[scc[s]];

@@ -22,6 +22,8 @@
 #include <random>
 
 #include "place/tarnawski_placers.h"
+
+#include "graph/scc.h"
 #include "util/error.h"
 
 namespace devplace {
@@ -65,46 +67,8 @@ TarnawskiBlocks tarnawski_blocks(const Problem& p) {
   for (int v = 0; v < n; ++v)
     for (int u : g.preds(v))
       if (cls[u] != cls[v]) cadj[cls[u]].push_back(cls[v]);
-  // Tarjan's SCC, iterative.
-  std::vector<int> index(C, -1), low(C, 0), comp(C, -1), stack;
-  std::vector<char> on_stack(C, 0);
-  std::vector<std::pair<int, std::size_t>> call;
-  int counter = 0, ncomp = 0;
-  for (int s = 0; s < C; ++s) {
-    if (index[s] >= 0) continue;
-    call.push_back({s, 0});
-    index[s] = low[s] = counter++;
-    stack.push_back(s);
-    on_stack[s] = 1;
-    while (!call.empty()) {
-      auto& [v, k] = call.back();
-      if (k < cadj[v].size()) {
-        const int w = cadj[v][k++];
-        if (index[w] < 0) {
-          index[w] = low[w] = counter++;
-          stack.push_back(w);
-          on_stack[w] = 1;
-          call.push_back({w, 0});
-        } else if (on_stack[w]) {
-          low[v] = std::min(low[v], index[w]);
-        }
-        continue;
-      }
-      if (low[v] == index[v]) {
-        int w;
-        do {
-          w = stack.back();
-          stack.pop_back();
-          on_stack[w] = 0;
-          comp[w] = ncomp;
-        } while (w != v);
-        ++ncomp;
-      }
-      const int done = v;
-      call.pop_back();
-      if (!call.empty()) low[call.back().first] = std::min(low[call.back().first], low[done]);
-    }
-  }
+  int ncomp = 0;
+  const std::vector<int> comp = strongly_connected_components(cadj, ncomp);
   // Renumber components by their smallest op.
   std::vector<int> rename(ncomp, -1);
   TarnawskiBlocks b;
