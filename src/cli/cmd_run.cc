@@ -112,15 +112,7 @@ void add_run_command(CLI::App& app) {
                     errors.back() * 100);
       return;
     }
-    Placement placement;
-    if (!a->placement.empty()) {
-      placement = read_placement(a->placement, g, c);
-    } else {
-      std::string dev = a->device.empty() ? c.devices[0].name : a->device;
-      int di = c.find_device(dev);
-      if (di < 0) throw Error(a->model.model, "", "cluster '" + c.name + "' has no device '" + dev + "'");
-      placement.assign(g.num_ops(), di);
-    }
+    Placement placement = placement_from_options(g, c, a->placement, a->device, a->model.model);
     Measurement m = measure(*ex, placement, a->warmup, a->runs);
     const double s = sim.makespan(placement);
     if (a->json) {

@@ -29,15 +29,7 @@ void add_simulate_command(CLI::App& app) {
     const Problem& pb = *ctx->problem;
     const Cluster& c = pb.cluster();
     const Graph& g = pb.graph();
-    Placement placement;
-    if (!a->placement.empty()) {
-      placement = read_placement(a->placement, g, c);
-    } else {
-      std::string dev = a->device.empty() ? c.devices[0].name : a->device;
-      int di = c.find_device(dev);
-      if (di < 0) throw Error(a->model.model, "", "cluster '" + c.name + "' has no device '" + dev + "'");
-      placement.assign(g.num_ops(), di);
-    }
+    Placement placement = placement_from_options(g, c, a->placement, a->device, a->model.model);
     Simulator sim(pb);
     Schedule s = sim.run(placement);
     if (!a->trace.empty() && !s.ops.empty()) write_chrome_trace(a->trace, pb, s);

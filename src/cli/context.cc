@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "io/placement_io.h"
 #include "util/error.h"
 
 namespace devplace::cli {
@@ -41,6 +42,15 @@ std::unique_ptr<Context> load_context(const ModelOptions& opts) {
   }
   ctx->problem = std::make_unique<Problem>(ctx->model.graph, std::move(cluster), table.empty() ? nullptr : &table);
   return ctx;
+}
+
+Placement placement_from_options(const Graph& g, const Cluster& c, const std::string& placement_file,
+                                 const std::string& device, const std::string& model_spec) {
+  if (!placement_file.empty()) return read_placement(placement_file, g, c);
+  const std::string dev = device.empty() ? c.devices[0].name : device;
+  const int d = c.find_device(dev);
+  if (d < 0) throw Error(model_spec, "", "cluster '" + c.name + "' has no device '" + dev + "'");
+  return Placement(g.num_ops(), d);
 }
 
 std::string ms(double seconds) {

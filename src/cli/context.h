@@ -8,6 +8,7 @@
 
 #include "cost/cost_model.h"
 #include "io/model.h"
+#include "sim/schedule.h"
 
 namespace devplace::cli {
 
@@ -28,6 +29,12 @@ struct Context {
 std::unique_ptr<Context> load_context(const ModelOptions& opts);
 // Loads the model only.
 Model load_model_only(const ModelOptions& opts);
+
+// The placement a command was given: read from `placement_file`, or every op on `device`
+// (the cluster's first device when both are empty). Throws Error naming `model_spec` for an
+// unknown device.
+Placement placement_from_options(const Graph& g, const Cluster& c, const std::string& placement_file,
+                                 const std::string& device, const std::string& model_spec);
 
 // Milliseconds with three significant decimals, "inf" for infeasible.
 std::string ms(double seconds);
