@@ -1,6 +1,7 @@
 // The command line's contract on bad input: exit status 1 and one line on stderr that names
 // the file, the node where there is one, and the problem. Runs the real binary.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -108,6 +109,36 @@ TEST(Cli, SimulateSingleDeviceAndTrace) {
   EXPECT_NE(r.output.find("makespan"), std::string::npos);
   std::string t = read_file(trace);
   EXPECT_NE(t.find("\"traceEvents\""), std::string::npos);
+}
+
+// `run` measures several placements in rounds, reports each against the simulator, and
+// writes the measured timeline of a single placement.
+TEST(Cli, RunComparesPlacementsAndTracesOne) {
+  const std::string small = "run resnet50 --input input=1,3,32,32 --cluster clusters/local2.toml --runs 2 --warmup 0 ";
+  Result r = devplace(small + "-d cpu0 -d cpu1 --json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  ASSERT_EQ(j["placements"].size(), 2u);
+  EXPECT_EQ(j["placements"][0]["label"], "all on cpu0");
+  EXPECT_EQ(j["placements"][1]["label"], "all on cpu1");
+  for (const auto& row : j["placements"]) {
+    EXPECT_EQ(row["samples_ms"].size(), 2u);
+    EXPECT_GT(row["median_ms"].get<double>(), 0.0);
+    EXPECT_EQ(row["copies"], 0);
+  }
+  Result rnd = devplace(small + "--random 2 --json");
+  ASSERT_EQ(rnd.status, 0) << rnd.output;
+  auto jr = nlohmann::json::parse(rnd.output);
+  EXPECT_EQ(jr["placements"].size(), 3u);  // the reference, then the random ones
+  EXPECT_TRUE(jr.contains("median_abs_error") && jr.contains("median_speedup_error"));
+
+  expect_one_line_error(devplace(small + "-d cpu0 -d cpu1 --trace x.json"), "single placement");
+  const std::string trace = ::testing::TempDir() + "/measured.json", gantt = ::testing::TempDir() + "/measured.svg";
+  Result one = devplace(small + "-d cpu1 --trace " + trace + " --gantt " + gantt);
+  ASSERT_EQ(one.status, 0) << one.output;
+  EXPECT_NE(one.output.find("time in ops per worker"), std::string::npos) << one.output;
+  EXPECT_NE(read_file(trace).find("\"traceEvents\""), std::string::npos);
+  EXPECT_NE(read_file(gantt).find("<svg"), std::string::npos);
 }
 
 }  // namespace

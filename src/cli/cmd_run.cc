@@ -11,8 +11,11 @@
 #include "cli/command_list.h"
 #include "exec/measure.h"
 #include "io/placement_io.h"
+#include "report/gantt.h"
+#include "report/trace.h"
 #include "sim/simulator.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace devplace::cli {
 
@@ -51,83 +54,157 @@ void add_run_command(CLI::App& app) {
   struct Args {
     ModelOptions model;
     ExecArgs exec;
-    std::string placement, device;
+    std::vector<std::string> placements, devices;
+    std::string trace, gantt;
     int runs = 10, warmup = 5, random = 0;
     std::uint64_t seed = 1;
     bool json = false;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
-      "run", "Run a placed model for real on the cluster's workers (docs/execution.md) and measure its latency");
+      "run", "Run placed models for real on the cluster's workers (docs/execution.md) and measure their latency");
   add_model_options(*cmd, a->model);
-  auto* p = cmd->add_option("--placement,-p", a->placement, "Placement file (JSON: op name -> device name)");
-  auto* d = cmd->add_option("--device,-d", a->device, "Place every op on this one device (default: the first)");
+  auto* p = cmd->add_option("--placement,-p", a->placements,
+                            "Placement file (JSON: op name -> device name); repeat to compare placements");
+  auto* d = cmd->add_option("--device,-d", a->devices,
+                            "Place every op on this one device (default: the first); repeatable, with -p too");
   auto* r = cmd->add_option("--random", a->random,
                             "Instead: measure this many uniformly random placements and report the simulator's error");
-  p->excludes(d), p->excludes(r), d->excludes(r);
-  cmd->add_option("--runs", a->runs, "Timed runs (default 10)");
-  cmd->add_option("--warmup", a->warmup, "Untimed runs first (default 5)");
+  p->excludes(r), d->excludes(r);
+  cmd->add_option("--runs", a->runs, "Timed runs of each placement (default 10)");
+  cmd->add_option("--warmup", a->warmup, "Untimed runs of each placement first (default 5)");
   cmd->add_option("--seed", a->seed, "Seed of --random placements (default 1)");
   cmd->add_flag("--json", a->json, "Print JSON instead of text");
+  cmd->add_option("--trace", a->trace, "Write the last timed run's measured timeline as a Chrome trace (one placement)");
+  cmd->add_option("--gantt", a->gantt, "Write the last timed run's measured timeline as an SVG Gantt chart (one placement)");
   add_exec_options(*cmd, a->exec);
   cmd->callback([a] {
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
     const Cluster& c = pb.cluster();
     const Graph& g = pb.graph();
+    // What to measure, with a label each. Several placements are measured in rounds
+    // (measure_interleaved) so that the machine's drift touches them alike.
+    std::vector<std::string> labels;
+    std::vector<Placement> placements;
+    for (const std::string& dev : a->devices) {
+      placements.push_back(placement_from_options(g, c, "", dev, a->model.model));
+      labels.push_back("all on " + dev);
+    }
+    for (const std::string& file : a->placements) {
+      placements.push_back(placement_from_options(g, c, file, "", a->model.model));
+      labels.push_back(file);
+    }
+    const bool random = a->random > 0;
+    if (random) {
+      // The first device alone is the reference: it shows how far the machine's speed now is
+      // from what the cost model (or profile) says, apart from anything about placement.
+      placements.push_back(Placement(g.num_ops(), 0));
+      labels.push_back("reference: all on " + c.devices[0].name);
+      std::mt19937_64 rng(a->seed);
+      for (int k = 0; k < a->random; ++k) {
+        Placement pl(g.num_ops());
+        for (int& v : pl) v = static_cast<int>(rng() % static_cast<std::uint64_t>(c.num_devices()));
+        placements.push_back(std::move(pl));
+        labels.push_back("random #" + std::to_string(k));
+      }
+    }
+    if (placements.empty()) {
+      placements.push_back(Placement(g.num_ops(), 0));
+      labels.push_back("all on " + c.devices[0].name);
+    }
+    if ((!a->trace.empty() || !a->gantt.empty()) && placements.size() != 1)
+      throw Error("", "", "--trace and --gantt take a single placement (one -p or -d)");
+
     auto ex = make_executor(*ctx, a->exec);
     std::string workers;
     for (int w = 0; w < ex->num_workers(); ++w)
       workers += (w ? ", " : "") + c.devices[w].name + "=" + ex->workers()[w].str();
+    if (!a->json)
+      std::printf("%s on %s (%s): %zu placement%s, %d runs each after %d warm-up%s\n", g.name().c_str(), c.name.c_str(),
+                  workers.c_str(), placements.size(), placements.size() == 1 ? "" : "s", a->runs, a->warmup,
+                  placements.size() > 1 ? ", in rounds" : "");
+    std::vector<Measurement> ms_all = measure_interleaved(*ex, placements, a->warmup, a->runs);
     Simulator sim(pb);
-    if (a->random > 0) {
-      std::mt19937_64 rng(a->seed);
-      std::vector<double> errors;
-      nlohmann::json rows = nlohmann::json::array();
-      if (!a->json)
-        std::printf("%s on %s (%s): %d random placements, %d runs each\n", g.name().c_str(), c.name.c_str(),
-                    workers.c_str(), a->random, a->runs);
-      for (int k = 0; k < a->random; ++k) {
-        Placement pl(g.num_ops());
-        for (int& v : pl) v = static_cast<int>(rng() % static_cast<std::uint64_t>(c.num_devices()));
-        Measurement m = measure(*ex, pl, a->warmup, a->runs);
-        const double s = sim.makespan(pl);
-        const double err = (s - m.median) / m.median;
-        errors.push_back(std::abs(err));
-        rows.push_back({{"measured", measurement_json(m)}, {"simulated_ms", s * 1e3}, {"error", err}});
-        if (!a->json)
-          std::printf("  #%d measured median %.3f ms (p25 %.3f, p75 %.3f; %d copies)  simulated %.3f ms  error %+.1f%%\n", k,
-                      m.median * 1e3, m.p25 * 1e3, m.p75 * 1e3, m.last.copies, s * 1e3, err * 100);
-      }
-      std::sort(errors.begin(), errors.end());
-      const double med = errors.size() % 2 ? errors[errors.size() / 2]
-                                           : 0.5 * (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]);
-      if (a->json)
-        std::printf("%s\n", nlohmann::json({{"model", g.name()}, {"cluster", c.name}, {"placements", rows},
-                                            {"median_abs_error", med}})
-                                .dump(2)
-                                .c_str());
-      else
-        std::printf("simulator vs measured: median absolute error %.1f%% (max %.1f%%)\n", med * 100,
-                    errors.back() * 100);
-      return;
-    }
-    Placement placement = placement_from_options(g, c, a->placement, a->device, a->model.model);
-    Measurement m = measure(*ex, placement, a->warmup, a->runs);
-    const double s = sim.makespan(placement);
-    if (a->json) {
+    std::vector<double> simulated;
+    for (const Placement& pl : placements) simulated.push_back(sim.makespan(pl));
+
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::size_t k = 0; k < placements.size(); ++k) {
+      const Measurement& m = ms_all[k];
+      const double err = (simulated[k] - m.median) / m.median;
       nlohmann::json j = measurement_json(m);
-      j["model"] = g.name(), j["cluster"] = c.name, j["simulated_ms"] = s * 1e3, j["runs"] = a->runs;
+      j["label"] = labels[k], j["simulated_ms"] = simulated[k] * 1e3, j["error"] = err;
       j["samples_ms"] = nlohmann::json::array();
       for (double v : m.samples) j["samples_ms"].push_back(v * 1e3);
-      std::printf("%s\n", j.dump(2).c_str());
-      return;
+      rows.push_back(j);
+      if (a->json) continue;
+      if (random) {
+        std::printf("  %-22s measured median %s ms (p25 %s, p75 %s; %d copies)  simulated %s ms  error %+.1f%%\n",
+                    labels[k].c_str(), ms(m.median).c_str(), ms(m.p25).c_str(), ms(m.p75).c_str(), m.last.copies,
+                    ms(simulated[k]).c_str(), err * 100);
+      } else {
+        std::printf("%s\n", labels[k].c_str());
+        print_measurement("  measured", m);
+        std::printf("  copies %d (%.2f MiB) per run; simulated makespan %s ms (%+.1f%%)\n", m.last.copies,
+                    static_cast<double>(m.last.copied_bytes) / 1048576.0, ms(simulated[k]).c_str(), err * 100);
+        if (placements.size() > 1 && k > 0)
+          std::printf("  vs %s: %.3fx (medians)\n", labels[0].c_str(), ms_all[0].median / m.median);
+      }
     }
-    std::printf("%s on %s (%s), %d runs after %d warm-up\n", g.name().c_str(), c.name.c_str(), workers.c_str(), a->runs,
-                a->warmup);
-    print_measurement("measured", m);
-    std::printf("copies %d (%.2f MiB) per run; simulated makespan %s ms\n", m.last.copies,
-                static_cast<double>(m.last.copied_bytes) / 1048576.0, ms(s).c_str());
+    nlohmann::json out = {{"model", g.name()}, {"cluster", c.name}, {"runs", a->runs}, {"warmup", a->warmup},
+                          {"placements", rows}};
+
+    if (random) {
+      // Error of the latency itself, and of the speed-up over the reference measured in the same
+      // rounds: the second does not see the machine's drift since the costs were taken.
+      const double ref_meas = ms_all[0].median, ref_sim = simulated[0];
+      std::vector<double> abs_err, speedup_err;
+      for (std::size_t k = 1; k < placements.size(); ++k) {
+        abs_err.push_back(std::abs(simulated[k] - ms_all[k].median) / ms_all[k].median);
+        const double meas_speedup = ref_meas / ms_all[k].median, sim_speedup = ref_sim / simulated[k];
+        speedup_err.push_back(std::abs(sim_speedup - meas_speedup) / meas_speedup);
+      }
+      auto median_of = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+      };
+      const double med = median_of(abs_err), med_speedup = median_of(speedup_err);
+      out["median_abs_error"] = med, out["max_abs_error"] = *std::max_element(abs_err.begin(), abs_err.end());
+      out["median_speedup_error"] = med_speedup;
+      out["reference_error"] = (ref_sim - ref_meas) / ref_meas;
+      if (!a->json) {
+        std::printf("simulator vs measured over the %d random placements: median absolute error %.1f%% (max %.1f%%)\n",
+                    a->random, med * 100, out["max_abs_error"].get<double>() * 100);
+        std::printf("speed-up over the reference, simulated vs measured: median absolute error %.1f%% "
+                    "(the reference itself is off by %+.1f%%: the machine's speed now against the costs)\n",
+                    med_speedup * 100, out["reference_error"].get<double>() * 100);
+      }
+    }
+    if (a->json) std::printf("%s\n", out.dump(2).c_str());
+
+    if (!a->trace.empty() || !a->gantt.empty()) {
+      const Schedule measured = ex->timeline();
+      if (!a->trace.empty()) write_chrome_trace(a->trace, pb, measured);
+      if (!a->gantt.empty()) {
+        GanttOptions go;
+        go.title = g.name() + " on " + c.name + ", measured: " + ms(measured.makespan) + " ms";
+        write_file_atomic(a->gantt, gantt_svg(pb, measured, go));
+      }
+    }
+    if (placements.size() == 1 && !a->json) {
+      // Where the time went in the last run, against the simulator.
+      const Schedule measured = ex->timeline();
+      const Schedule sim_schedule = sim.run(placements[0]);
+      std::printf("  last run, time in ops per worker (measured / simulated ms):");
+      for (int w = 0; w < c.num_devices(); ++w)
+        std::printf("  %s %s / %s", c.devices[w].name.c_str(), ms(measured.busy[w]).c_str(),
+                    ms(sim_schedule.busy[w]).c_str());
+      double copy_time = 0, sim_copy_time = 0;
+      for (const TransferSpan& t : measured.transfers) copy_time += t.end - t.start;
+      for (const TransferSpan& t : sim_schedule.transfers) sim_copy_time += t.end - t.start;
+      std::printf("; in copies %s / %s\n", ms(copy_time).c_str(), ms(sim_copy_time).c_str());
+    }
   });
 }
 

@@ -29,6 +29,7 @@
 #include "exec/onnx_ops.h"
 #include "graph/op_costs.h"
 #include "io/onnx_import.h"
+#include "util/blas_threads.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log.h"
@@ -102,6 +103,8 @@ struct Executor::Impl {
   const Graph& g;
   std::vector<WorkerSpec> specs;
   ExecOptions opt;
+  // A cpu worker's matrix products must use its own threads only (util/blas_threads.h).
+  ScopedBlasThreads blas_threads{opt.intra_op_threads};
   int W = 0, T = 0, N = 0;
 
   // Static structure.
@@ -140,6 +143,9 @@ struct Executor::Impl {
   Clock::time_point t0, t_end;
   bool keep_all = false;                          // profiling: never free slots
   std::vector<double> op_seconds;                 // profiling: this run's op times
+  std::vector<OpSpan> op_spans;                   // this run's timeline, from t0 (each op written once)
+  std::vector<TransferSpan> copy_spans;           // per worker, merged after the run
+  std::vector<std::vector<TransferSpan>> worker_copies;
   bool profiling = false;
   std::atomic<int> copies{0};
   std::atomic<std::int64_t> copied_bytes{0};
@@ -461,9 +467,11 @@ struct Executor::Impl {
     }
     std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source());
     ins.clear();
+    const auto end = Clock::now();
+    op_spans[op] = {seconds_between(t0, start), seconds_between(t0, end), w};
     for (std::size_t k = 0; k < o.outputs.size(); ++k)
       slots[static_cast<std::size_t>(o.outputs[k]) * W + w] = std::move(outs[k]);
-    if (profiling) op_seconds[op] = seconds_between(start, Clock::now());
+    if (profiling) op_seconds[op] = seconds_between(start, end);
     for (int t : rt_inputs[op]) release(t, w);
     for (int t : o.outputs) {
       arrived(t, w);
@@ -482,7 +490,9 @@ struct Executor::Impl {
 
   void copy(int w, int t, int src) {
     const std::size_t s = static_cast<std::size_t>(t) * W + src;
+    const auto start = Clock::now();
     at::Tensor out = copy_to(slots[s], w);
+    worker_copies[w].push_back({t, src, w, seconds_between(t0, start), seconds_between(t0, Clock::now())});
     copies.fetch_add(1);
     copied_bytes.fetch_add(static_cast<std::int64_t>(out.numel() * out.element_size()));
     slots[static_cast<std::size_t>(t) * W + w] = std::move(out);
@@ -522,6 +532,8 @@ struct Executor::Impl {
     copies = 0;
     copied_bytes = 0;
     if (profiling) op_seconds.assign(N, 0.0);
+    op_spans.assign(N, OpSpan{});
+    worker_copies.assign(W, {});
     // Collect the ready ops before pushing any: once pushed, workers decrement pending[].
     std::vector<int> ready;
     for (int op = 0; op < N; ++op)
@@ -535,7 +547,25 @@ struct Executor::Impl {
     }
     if (error) std::rethrow_exception(error);
     if (remaining.load() != 0) throw Error(g.source(), "", "internal: the scheduler stalled with ops left");
+    copy_spans.clear();
+    for (auto& c : worker_copies) copy_spans.insert(copy_spans.end(), c.begin(), c.end());
+    std::sort(copy_spans.begin(), copy_spans.end(), [](const TransferSpan& a, const TransferSpan& b) { return a.start < b.start; });
     return {seconds_between(t0, t_end), copies.load(), copied_bytes.load()};
+  }
+
+  Schedule timeline() const {
+    Schedule s;
+    s.makespan = seconds_between(t0, t_end);
+    s.ops = op_spans;
+    for (int op = 0; op < N && op < static_cast<int>(s.ops.size()); ++op)
+      if (folded[op]) s.ops[op] = {0.0, 0.0, placement.empty() ? 0 : placement[op]};
+    s.transfers = copy_spans;
+    s.busy.assign(W, 0.0);
+    for (const OpSpan& o : s.ops)
+      if (o.device >= 0) s.busy[o.device] += o.end - o.start;
+    s.peak_memory.assign(W, 0);
+    s.overflow.assign(W, 0);
+    return s;
   }
 
   std::vector<HostTensor> outputs() const {
@@ -557,7 +587,7 @@ struct Executor::Impl {
     return out;
   }
 
-  Profile profile(int w, int to, int runs) {
+  Profile profile(int w, int to, int runs, int warmup) {
     if (w < 0 || w >= W) throw Error("", "", "no worker #" + std::to_string(w));
     Placement p(N, w);
     Profile prof;
@@ -565,9 +595,9 @@ struct Executor::Impl {
     profiling = true;
     keep_all = true;
     try {
-      for (int r = 0; r <= runs; ++r) {
+      for (int r = 0; r < warmup + runs; ++r) {
         run(p);
-        if (r == 0) continue;  // warm-up
+        if (r < warmup) continue;
         for (int op = 0; op < N; ++op) samples[op].push_back(op_seconds[op]);
       }
     } catch (...) {
@@ -611,6 +641,9 @@ int Executor::num_workers() const { return impl_->W; }
 const std::vector<WorkerSpec>& Executor::workers() const { return impl_->specs; }
 RunStats Executor::run(const Placement& placement) { return impl_->run(placement); }
 std::vector<HostTensor> Executor::outputs() const { return impl_->outputs(); }
-Profile Executor::profile(int worker, int to_worker, int runs) { return impl_->profile(worker, to_worker, runs); }
+Schedule Executor::timeline() const { return impl_->timeline(); }
+Profile Executor::profile(int worker, int to_worker, int runs, int warmup) {
+  return impl_->profile(worker, to_worker, runs, warmup);
+}
 
 }  // namespace devplace

@@ -91,11 +91,17 @@ class Executor {
   RunStats run(const Placement& placement);
   // Graph outputs of the last run, in graph order.
   std::vector<HostTensor> outputs() const;
+  // What the last run did, as a Schedule (seconds from its first push; device = worker): each
+  // op's span, each copy's span on its destination worker, busy time per worker (ops only, as the
+  // simulator counts it).
+  // Memory fields are zero (not measured). Folded ops get empty spans at 0.
+  Schedule timeline() const;
 
-  // Every op on `worker`, `runs` times (after one warm-up): the median time of each op, and the
-  // median time to copy each produced tensor from `worker` to `to_worker` (done by to_worker,
-  // wake-up included). REQUIRES to_worker != worker, or copy_seconds stays -1.
-  Profile profile(int worker, int to_worker, int runs);
+  // Every op on `worker`, `runs` times (after `warmup` untimed runs): the median time of each op,
+  // and the median time to copy each produced tensor from `worker` to `to_worker` (done by
+  // to_worker, wake-up included). REQUIRES runs >= 1; to_worker != worker, or copy_seconds
+  // stays -1.
+  Profile profile(int worker, int to_worker, int runs, int warmup = 1);
 
  private:
   struct Impl;

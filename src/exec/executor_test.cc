@@ -2,9 +2,12 @@
 // bundled model; unsupported ops are named; measurement and profiling produce sane numbers.
 #include "exec/executor.h"
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -12,6 +15,7 @@
 
 #include "exec/measure.h"
 #include "exec/profiler.h"
+#include "graph/op_costs.h"
 #include "learn/hsdag.h"
 #include "io/model.h"
 #include "util/error.h"
@@ -103,6 +107,28 @@ TEST(Executor, RunsATinyModel) {
   for (double v : out[0].values) EXPECT_TRUE(v >= 0.5 && v < 1.0);
 }
 
+// A one-thread worker must not hand its matrix products to a BLAS pool sized to every core
+// (util/blas_threads.h); the pool is put back when the executor goes.
+TEST(Executor, OwnsTheBlasThreadCountWhileItLives) {
+  auto get = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  auto set = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (!get || !set) GTEST_SKIP() << "LibTorch here does not use OpenBLAS";
+  set(3);
+  Graph g = load_model(write_model_with("Sigmoid")).graph;
+  {
+    Executor ex(g, two_cpus());
+    EXPECT_EQ(get(), 1);
+  }
+  EXPECT_EQ(get(), 3);
+  {
+    ExecOptions two;
+    two.intra_op_threads = 2;
+    Executor ex(g, two_cpus(), two);
+    EXPECT_EQ(get(), 2);
+  }
+  EXPECT_EQ(get(), 3);
+}
+
 TEST(Executor, UnsupportedOpIsANamedError) {
   Graph g = load_model(write_model_with("HannWindow")).graph;
   try {
@@ -175,6 +201,55 @@ TEST(Measure, StatisticsAndReward) {
   EXPECT_TRUE(e.feasible);
   EXPECT_GT(e.latency, 0);
   EXPECT_EQ(reward.evaluations(), 1);
+}
+
+TEST(Measure, InterleavedKeepsEachPlacementsSamples) {
+  Graph g = load_model(write_model_with("Sigmoid")).graph;
+  Executor ex(g, two_cpus());
+  auto ms = measure_interleaved(ex, {{0, 0}, {0, 1}, {1, 1}}, 1, 3);
+  ASSERT_EQ(ms.size(), 3u);
+  for (const Measurement& m : ms) EXPECT_EQ(m.samples.size(), 3u);
+  EXPECT_EQ(ms[0].last.copies, 0);
+  EXPECT_EQ(ms[1].last.copies, 1);  // z on cpu1 reads y from cpu0
+  EXPECT_EQ(ms[2].last.copies, 0);
+  EXPECT_THROW(measure_interleaved(ex, {{0, 0}}, 0, 0), Error);
+}
+
+// The measured timeline is a valid schedule: every op on its worker, each op after its
+// producers (after the copy when they ran elsewhere), nothing past the makespan.
+TEST(Executor, TimelineRespectsDependencies) {
+  Graph g = load("inception_v3");
+  Executor ex(g, two_cpus());
+  std::mt19937 rng(3);
+  Placement p(g.num_ops());
+  for (int& d : p) d = static_cast<int>(rng() % 2);
+  RunStats stats = ex.run(p);
+  Schedule s = ex.timeline();
+  ASSERT_EQ(s.ops.size(), static_cast<std::size_t>(g.num_ops()));
+  EXPECT_NEAR(s.makespan, stats.latency, 1e-9);
+  EXPECT_EQ(static_cast<int>(s.transfers.size()), stats.copies);
+  std::map<std::pair<int, int>, double> arrival;  // (tensor, worker) -> copy end
+  for (const TransferSpan& t : s.transfers) {
+    EXPECT_LE(t.start, t.end);
+    EXPECT_NE(t.src, t.dst);
+    arrival[{t.tensor, t.dst}] = t.end;
+  }
+  for (int op = 0; op < g.num_ops(); ++op) {
+    const OpSpan& o = s.ops[op];
+    if (is_folded(g, g.op(op))) continue;
+    EXPECT_EQ(o.device, p[op]) << g.op(op).name;
+    EXPECT_LE(o.start, o.end);
+    EXPECT_LE(o.end, s.makespan + 1e-9);
+    for (int t : g.op(op).inputs) {
+      const int prod = g.tensor(t).producer;
+      if (prod < 0 || is_folded(g, g.op(prod))) continue;
+      EXPECT_GE(o.start, s.ops[prod].end) << g.op(op).name;
+      if (p[prod] != p[op]) {
+        ASSERT_TRUE((arrival.count({t, p[op]}))) << g.tensor(t).name;
+        EXPECT_GE(o.start, (arrival[{t, p[op]}])) << g.op(op).name;
+      }
+    }
+  }
 }
 
 TEST(Profiler, CoversEveryOpAndCrossingTensor) {

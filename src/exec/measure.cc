@@ -19,16 +19,7 @@ double quantile(const std::vector<double>& s, double q) {
   return s[lo] + (s[hi] - s[lo]) * (pos - static_cast<double>(lo));
 }
 
-}  // namespace
-
-Measurement measure(Executor& executor, const Placement& placement, int warmup, int runs) {
-  if (runs < 1) throw Error("", "", "--runs must be at least 1");
-  Measurement m;
-  for (int i = 0; i < warmup; ++i) executor.run(placement);
-  for (int i = 0; i < runs; ++i) {
-    m.last = executor.run(placement);
-    m.samples.push_back(m.last.latency);
-  }
+void summarise(Measurement& m) {
   std::vector<double> s = m.samples;
   std::sort(s.begin(), s.end());
   m.min = s.front(), m.max = s.back();
@@ -36,7 +27,27 @@ Measurement measure(Executor& executor, const Placement& placement, int warmup, 
   m.mean = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
   const std::size_t k = std::min<std::size_t>(5, m.samples.size());
   m.mean_last5 = std::accumulate(m.samples.end() - static_cast<long>(k), m.samples.end(), 0.0) / static_cast<double>(k);
-  return m;
+}
+
+}  // namespace
+
+std::vector<Measurement> measure_interleaved(Executor& executor, const std::vector<Placement>& placements, int warmup,
+                                             int runs) {
+  if (runs < 1) throw Error("", "", "--runs must be at least 1");
+  std::vector<Measurement> out(placements.size());
+  for (int i = 0; i < warmup; ++i)
+    for (const Placement& p : placements) executor.run(p);
+  for (int i = 0; i < runs; ++i)
+    for (std::size_t k = 0; k < placements.size(); ++k) {
+      out[k].last = executor.run(placements[k]);
+      out[k].samples.push_back(out[k].last.latency);
+    }
+  for (Measurement& m : out) summarise(m);
+  return out;
+}
+
+Measurement measure(Executor& executor, const Placement& placement, int warmup, int runs) {
+  return measure_interleaved(executor, {placement}, warmup, runs)[0];
 }
 
 Evaluation MeasuredReward::evaluate(const Placement& placement) {

@@ -20,6 +20,12 @@ struct Measurement {
 // Runs `placement` warmup + runs times and summarises the timed runs. REQUIRES runs >= 1.
 Measurement measure(Executor& executor, const Placement& placement, int warmup, int runs);
 
+// The same for several placements, in rounds (one run of each placement per round), so that a
+// drift of the machine's speed over minutes touches every placement alike and comparisons
+// between them stay fair. Result i belongs to placements[i]. REQUIRES runs >= 1.
+std::vector<Measurement> measure_interleaved(Executor& executor, const std::vector<Placement>& placements, int warmup,
+                                             int runs);
+
 struct MeasureOptions {
   int warmup = 1;  // untimed runs before each evaluation (caches, allocator)
   int runs = 3;    // timed runs; the reward is their median

@@ -1,5 +1,7 @@
 #include "exec/profiler.h"
 
+#include <algorithm>
+
 #include "util/error.h"
 
 namespace devplace {
@@ -10,16 +12,27 @@ CostTable profile_costs(Executor& ex, const Graph& g, const Cluster& c, const Pr
                             std::to_string(ex.num_workers()) + " workers");
   CostTable table;
   const int W = ex.num_workers();
+  if (opt.runs < 1) throw Error("", "", "profiling needs at least one run");
   std::vector<double> copy_sum(g.num_tensors(), 0.0);
   std::vector<int> copy_n(g.num_tensors(), 0);
-  for (int w = 0; w < W; ++w) {
-    // Copies: 0 -> 1 and 1 -> 0 (other pairs cost the same on one host).
-    const int to = W > 1 && w < 2 ? 1 - w : -1;
-    Profile p = ex.profile(w, to, opt.runs);
-    for (int op = 0; op < g.num_ops(); ++op) table.op_time[g.op(op).name][c.devices[w].name] = p.op_seconds[op];
-    for (int t = 0; t < g.num_tensors(); ++t)
-      if (p.copy_seconds[t] >= 0) copy_sum[t] += p.copy_seconds[t], ++copy_n[t];
-  }
+  // Rounds over the workers rather than one worker after the other: a shared machine's speed
+  // drifts over minutes, and each worker's column must see the same drift.
+  std::vector<std::vector<std::vector<double>>> samples(W, std::vector<std::vector<double>>(g.num_ops()));
+  for (int r = 0; r < opt.runs; ++r)
+    for (int w = 0; w < W; ++w) {
+      // Copies, in the last round: 0 -> 1 and 1 -> 0 (other pairs cost the same on one host).
+      const int to = r == opt.runs - 1 && W > 1 && w < 2 ? 1 - w : -1;
+      Profile p = ex.profile(w, to, 1, r == 0 ? 1 : 0);
+      for (int op = 0; op < g.num_ops(); ++op) samples[w][op].push_back(p.op_seconds[op]);
+      for (int t = 0; t < g.num_tensors(); ++t)
+        if (p.copy_seconds[t] >= 0) copy_sum[t] += p.copy_seconds[t], ++copy_n[t];
+    }
+  for (int w = 0; w < W; ++w)
+    for (int op = 0; op < g.num_ops(); ++op) {
+      auto& s = samples[w][op];
+      std::nth_element(s.begin(), s.begin() + static_cast<long>(s.size() / 2), s.end());
+      table.op_time[g.op(op).name][c.devices[w].name] = s[s.size() / 2];
+    }
   for (int t = 0; t < g.num_tensors(); ++t)
     if (copy_n[t]) table.transfer_time[g.tensor(t).name] = copy_sum[t] / copy_n[t];
   return table;

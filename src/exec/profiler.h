@@ -13,7 +13,8 @@ struct ProfileOptions {
   int runs = 5;  // timed runs per worker (after one warm-up); the table keeps medians
 };
 
-// Op times: every op on each worker of `executor` in turn (all ops on that worker), keyed by
+// Op times: every op on each worker of `executor` (all ops on that worker), in rounds over the
+// workers so that each sees the same machine; the median over `runs` rounds, keyed by
 // the device names of `cluster` (worker i = device i). Transfers: the time to copy each tensor
 // between workers 0 and 1 as the scheduler does it (copy + wake-up), the mean of both
 // directions; left out with a single worker. Folded ops (Constant) get 0.
