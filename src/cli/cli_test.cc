@@ -141,5 +141,16 @@ TEST(Cli, RunComparesPlacementsAndTracesOne) {
   EXPECT_NE(read_file(gantt).find("<svg"), std::string::npos);
 }
 
+TEST(Cli, ProfileWritesCostsAndValidatesThem) {
+  const std::string costs = ::testing::TempDir() + "/costs.json";
+  Result r = devplace("profile resnet50 --input input=1,3,32,32 --cluster clusters/local2.toml --runs 2 --validate 2 -o " +
+                      costs);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("validation: 2 random placements"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("calibrated simulator vs measured: median absolute error"), std::string::npos) << r.output;
+  Result s = devplace("simulate resnet50 --input input=1,3,32,32 --cluster clusters/local2.toml --costs " + costs);
+  EXPECT_EQ(s.status, 0) << s.output;
+}
+
 }  // namespace
 }  // namespace devplace

@@ -26,6 +26,7 @@ CostTable profile_costs(Executor& ex, const Graph& g, const Cluster& c, const Pr
       for (int op = 0; op < g.num_ops(); ++op) samples[w][op].push_back(p.op_seconds[op]);
       for (int t = 0; t < g.num_tensors(); ++t)
         if (p.copy_seconds[t] >= 0) copy_sum[t] += p.copy_seconds[t], ++copy_n[t];
+      if (w == W - 1 && opt.after_round) opt.after_round(r);
     }
   for (int w = 0; w < W; ++w)
     for (int op = 0; op < g.num_ops(); ++op) {

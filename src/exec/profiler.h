@@ -3,6 +3,8 @@
 // to this machine. Torch-free; uses the Executor.
 #pragma once
 
+#include <functional>
+
 #include "cost/cluster.h"
 #include "cost/cost_table.h"
 #include "exec/executor.h"
@@ -11,6 +13,9 @@ namespace devplace {
 
 struct ProfileOptions {
   int runs = 5;  // timed runs per worker (after one warm-up); the table keeps medians
+  // Called after each round (0-based) with the executor idle: a validation that must see the
+  // same machine as the profile runs its placements here (devplace profile --validate).
+  std::function<void(int round)> after_round;
 };
 
 // Op times: every op on each worker of `executor` (all ops on that worker), in rounds over the
