@@ -141,6 +141,16 @@ TEST(Cli, RunComparesPlacementsAndTracesOne) {
   EXPECT_NE(read_file(gantt).find("<svg"), std::string::npos);
 }
 
+TEST(Cli, MeasurementCountsAreChecked) {
+  for (const char* bad : {"run resnet50 --runs 0", "run resnet50 --warmup -1", "run resnet50 --random 0",
+                          "profile resnet50 -o x.json --runs 0", "profile resnet50 -o x.json --validate -2",
+                          "train resnet50 --reward measured --runs 0"}) {
+    Result r = devplace(bad);
+    EXPECT_NE(r.status, 0) << bad;
+    EXPECT_NE(r.output.find("not in range"), std::string::npos) << bad << ": " << r.output;
+  }
+}
+
 TEST(Cli, ProfileWritesCostsAndValidatesThem) {
   const std::string costs = ::testing::TempDir() + "/costs.json";
   Result r = devplace("profile resnet50 --input input=1,3,32,32 --cluster clusters/local2.toml --runs 2 --validate 2 -o " +

@@ -29,10 +29,11 @@ void add_profile_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("profile", "Measure each op on each worker and each copy; write a cost table (--costs)");
   add_model_options(*cmd, a->model);
   cmd->add_option("-o,--output", a->out, "Cost table to write (JSON)")->required();
-  cmd->add_option("--runs", a->runs, "Timed runs per worker; the table keeps medians (default 5)");
+  cmd->add_option("--runs", a->runs, "Timed runs per worker; the table keeps medians (default 5)")->check(CLI::Range(1, 1000000));
   cmd->add_option("--validate", a->validate,
                   "Also measure this many random placements in the profile's rounds and report the calibrated "
-                  "simulator's error on them");
+                  "simulator's error on them")
+      ->check(CLI::Range(0, 1000000));
   cmd->add_option("--seed", a->seed, "Seed of the --validate placements (default 1)");
   add_exec_options(*cmd, a->exec);
   cmd->callback([a] {

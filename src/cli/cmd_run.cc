@@ -20,7 +20,7 @@
 namespace devplace::cli {
 
 void add_exec_options(CLI::App& cmd, ExecArgs& e) {
-  cmd.add_option("--threads", e.threads, "ATen intra-op threads per cpu worker (default 1)");
+  cmd.add_option("--threads", e.threads, "ATen intra-op threads per cpu worker (default 1)")->check(CLI::Range(1, 1000000));
   cmd.add_flag("--no-pin", e.no_pin, "Do not pin cpu workers to cores");
   cmd.add_option("--weights-seed", e.weights_seed, "Seed of the random weights and inputs (default 1)");
 }
@@ -69,10 +69,11 @@ void add_run_command(CLI::App& app) {
   auto* d = cmd->add_option("--device,-d", a->devices,
                             "Place every op on this one device (default: the first); repeatable, with -p too");
   auto* r = cmd->add_option("--random", a->random,
-                            "Instead: measure this many uniformly random placements and report the simulator's error");
+                            "Instead: measure this many uniformly random placements and report the simulator's error")
+               ->check(CLI::Range(1, 1000000));
   p->excludes(r), d->excludes(r);
-  cmd->add_option("--runs", a->runs, "Timed runs of each placement (default 10)");
-  cmd->add_option("--warmup", a->warmup, "Untimed runs of each placement first (default 5)");
+  cmd->add_option("--runs", a->runs, "Timed runs of each placement (default 10)")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--warmup", a->warmup, "Untimed runs of each placement first (default 5)")->check(CLI::Range(0, 1000000));
   cmd->add_option("--seed", a->seed, "Seed of --random placements (default 1)");
   cmd->add_flag("--json", a->json, "Print JSON instead of text");
   cmd->add_option("--trace", a->trace, "Write the last timed run's measured timeline as a Chrome trace (one placement)");

@@ -113,8 +113,8 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--reward", a->reward,
                   "simulated (default) or measured: run every sampled placement on the cluster's workers (docs/execution.md); refinement off unless --set refine=N")
       ->check(CLI::IsMember({"simulated", "measured"}));
-  cmd->add_option("--runs", a->runs, "--reward measured: timed runs per placement, reward = median (default 3)");
-  cmd->add_option("--warmup", a->warmup, "--reward measured: untimed runs per placement first (default 1)");
+  cmd->add_option("--runs", a->runs, "--reward measured: timed runs per placement, reward = median (default 3)")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--warmup", a->warmup, "--reward measured: untimed runs per placement first (default 1)")->check(CLI::Range(0, 1000000));
   add_exec_options(*cmd, a->exec);
   cmd->add_option("-o,--output", a->out, "Placement file to write");
   cmd->add_option("--log", a->log, "Training log (CSV)");
