@@ -203,6 +203,26 @@ TEST(Measure, StatisticsAndReward) {
   EXPECT_EQ(reward.evaluations(), 1);
 }
 
+TEST(Measure, RewardRemembersTheBestDistinctPlacementsAndConfirmsOne) {
+  Graph g = load_model(write_model_with("Sigmoid")).graph;
+  Executor ex(g, two_cpus());
+  MeasuredReward reward(ex, {0, 1, 3});
+  for (const Placement& p : {Placement{0, 0}, Placement{0, 1}, Placement{1, 0}, Placement{1, 1}, Placement{0, 1}})
+    reward.evaluate(p);
+  const auto& best = reward.best_seen();
+  ASSERT_EQ(best.size(), 3u);
+  for (std::size_t k = 1; k < best.size(); ++k) {
+    EXPECT_LE(best[k - 1].second, best[k].second);
+    for (std::size_t j = 0; j < k; ++j) EXPECT_NE(best[j].first, best[k].first);
+  }
+  std::vector<Placement> candidates;
+  for (const auto& b : best) candidates.push_back(b.first);
+  Confirmation c = confirm_best(ex, candidates, 0, 3);
+  ASSERT_EQ(c.measurements.size(), 3u);
+  for (const Measurement& m : c.measurements) EXPECT_GE(m.median, c.measurements[c.best].median);
+  EXPECT_THROW(confirm_best(ex, {}, 0, 1), Error);
+}
+
 TEST(Measure, InterleavedKeepsEachPlacementsSamples) {
   Graph g = load_model(write_model_with("Sigmoid")).graph;
   Executor ex(g, two_cpus());

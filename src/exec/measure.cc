@@ -55,7 +55,23 @@ Evaluation MeasuredReward::evaluate(const Placement& placement) {
   const auto start = std::chrono::steady_clock::now();
   Measurement m = measure(ex_, placement, opt_.warmup, opt_.runs);
   seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const bool seen = std::any_of(best_.begin(), best_.end(), [&](const auto& b) { return b.first == placement; });
+  if (!seen && opt_.keep > 0 && (static_cast<int>(best_.size()) < opt_.keep || m.median < best_.back().second)) {
+    if (static_cast<int>(best_.size()) == opt_.keep) best_.pop_back();
+    auto at = std::upper_bound(best_.begin(), best_.end(), m.median,
+                               [](double v, const auto& b) { return v < b.second; });
+    best_.insert(at, {placement, m.median});
+  }
   return {m.median, true, 0};
+}
+
+Confirmation confirm_best(Executor& executor, const std::vector<Placement>& candidates, int warmup, int runs) {
+  if (candidates.empty()) throw Error("", "", "no placements to confirm");
+  Confirmation c;
+  c.measurements = measure_interleaved(executor, candidates, warmup, runs);
+  for (std::size_t k = 1; k < candidates.size(); ++k)
+    if (c.measurements[k].median < c.measurements[c.best].median) c.best = k;
+  return c;
 }
 
 }  // namespace devplace

@@ -20,6 +20,14 @@ struct Measurement {
 // Runs `placement` warmup + runs times and summarises the timed runs. REQUIRES runs >= 1.
 Measurement measure(Executor& executor, const Placement& placement, int warmup, int runs);
 
+// Re-measures `candidates` in rounds (warmup, runs each) and returns the index of the one with
+// the lowest median, with every measurement. REQUIRES: candidates not empty, runs >= 1.
+struct Confirmation {
+  std::size_t best = 0;
+  std::vector<Measurement> measurements;  // per candidate
+};
+Confirmation confirm_best(Executor& executor, const std::vector<Placement>& candidates, int warmup, int runs);
+
 // The same for several placements, in rounds (one run of each placement per round), so that a
 // drift of the machine's speed over minutes touches every placement alike and comparisons
 // between them stay fair. Result i belongs to placements[i]. REQUIRES runs >= 1.
@@ -29,6 +37,7 @@ std::vector<Measurement> measure_interleaved(Executor& executor, const std::vect
 struct MeasureOptions {
   int warmup = 1;  // untimed runs before each evaluation (caches, allocator)
   int runs = 3;    // timed runs; the reward is their median
+  int keep = 5;    // best distinct placements remembered for confirm_best
 };
 
 // Reward = measured median latency of the placement. Placement device i runs on executor
@@ -41,10 +50,14 @@ class MeasuredReward : public Reward {
   Evaluation evaluate(const Placement& placement) override;
   long long evaluations() const { return evaluations_; }
   double seconds_measuring() const { return seconds_; }  // wall time spent in runs
+  // The `keep` distinct placements with the lowest reward so far, lowest first. The lowest of
+  // many noisy measurements is biased low (a lucky run): confirm_best re-measures them.
+  const std::vector<std::pair<Placement, double>>& best_seen() const { return best_; }
 
  private:
   Executor& ex_;
   MeasureOptions opt_;
+  std::vector<std::pair<Placement, double>> best_;
   long long evaluations_ = 0;
   double seconds_ = 0;
 };
