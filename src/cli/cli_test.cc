@@ -141,6 +141,12 @@ TEST(Cli, RunComparesPlacementsAndTracesOne) {
   EXPECT_NE(read_file(gantt).find("<svg"), std::string::npos);
 }
 
+TEST(Cli, RunNeedsAnOnnxModel) {
+  const std::string ir = shared_dir() + "/data/openvino/mobilenet_v2.xml";
+  if (!file_exists(ir)) GTEST_SKIP() << "no ../shared/data/openvino here (a fresh clone has no shared data)";
+  expect_one_line_error(devplace("run " + ir + " --cluster clusters/local2.toml"), "the executor runs ONNX models only");
+}
+
 TEST(Cli, MeasurementCountsAreChecked) {
   for (const char* bad : {"run resnet50 --runs 0", "run resnet50 --warmup -1", "run resnet50 --random 0",
                           "profile resnet50 -o x.json --runs 0", "profile resnet50 -o x.json --validate -2",

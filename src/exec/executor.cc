@@ -186,6 +186,10 @@ struct Executor::Impl {
     const std::string& path = g.source();
     if (path.empty() || !file_exists(path))
       throw Error(path, "", "the executor needs the graph's ONNX file (imported from an .onnx path)");
+    if (path.size() < 5 || path.compare(path.size() - 5, 5, ".onnx") != 0)
+      throw Error(path, "",
+                  "the executor runs ONNX models only; this model can be placed and simulated, and an OpenVINO "
+                  "IR placement run by OpenVINO's HETERO plugin (devplace place --export-affinity)");
     onnx::ModelProto model;
     {
       std::string bytes = read_file(path);
