@@ -14,6 +14,7 @@
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/log.h"
 
 namespace devplace::cli {
 
@@ -53,13 +54,17 @@ void add_profile_command(CLI::App& app) {
     std::vector<std::vector<double>> latency(held_out.size());
     ProfileOptions po;
     po.runs = a->runs;
-    if (!held_out.empty())
-      po.after_round = [&](int round) {
+    log::Progress progress("profile", static_cast<std::size_t>(a->runs));
+    po.after_round = [&](int round) {
+      if (!held_out.empty()) {
         if (round == 0)
           for (const Placement& p : held_out) ex->run(p);  // warm-up
         for (std::size_t k = 0; k < held_out.size(); ++k) latency[k].push_back(ex->run(held_out[k]).latency);
-      };
+      }
+      progress.update(static_cast<std::size_t>(round + 1), held_out.empty() ? "rounds" : "rounds with validation");
+    };
     CostTable t = profile_costs(*ex, g, c, po);
+    progress.finish();
     write_file_atomic(a->out, cost_table_to_json(t).dump(1) + "\n");
     std::printf("%s on %s: profiled %d ops on %d workers (%d runs each), %zu tensor copies\n",
                 pb.graph().name().c_str(), c.name.c_str(), pb.num_ops(), ex->num_workers(), a->runs,

@@ -16,6 +16,7 @@
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/log.h"
 
 namespace devplace::cli {
 
@@ -125,7 +126,11 @@ void add_run_command(CLI::App& app) {
       std::printf("%s on %s (%s): %zu placement%s, %d runs each after %d warm-up%s\n", g.name().c_str(), c.name.c_str(),
                   workers.c_str(), placements.size(), placements.size() == 1 ? "" : "s", a->runs, a->warmup,
                   placements.size() > 1 ? ", in rounds" : "");
-    std::vector<Measurement> ms_all = measure_interleaved(*ex, placements, a->warmup, a->runs);
+    log::Progress progress("run", static_cast<std::size_t>(a->warmup + a->runs));
+    std::vector<Measurement> ms_all = measure_interleaved(*ex, placements, a->warmup, a->runs, [&](int done, int) {
+      progress.update(static_cast<std::size_t>(done), done <= a->warmup ? "warm-up" : "timed rounds");
+    });
+    progress.finish();
     Simulator sim(pb);
     std::vector<double> simulated;
     for (const Placement& pl : placements) simulated.push_back(sim.makespan(pl));

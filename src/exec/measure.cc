@@ -32,16 +32,20 @@ void summarise(Measurement& m) {
 }  // namespace
 
 std::vector<Measurement> measure_interleaved(Executor& executor, const std::vector<Placement>& placements, int warmup,
-                                             int runs) {
+                                             int runs, const std::function<void(int, int)>& on_round) {
   if (runs < 1) throw Error("", "", "--runs must be at least 1");
   std::vector<Measurement> out(placements.size());
-  for (int i = 0; i < warmup; ++i)
+  for (int i = 0; i < warmup; ++i) {
     for (const Placement& p : placements) executor.run(p);
-  for (int i = 0; i < runs; ++i)
+    if (on_round) on_round(i + 1, warmup + runs);
+  }
+  for (int i = 0; i < runs; ++i) {
     for (std::size_t k = 0; k < placements.size(); ++k) {
       out[k].last = executor.run(placements[k]);
       out[k].samples.push_back(out[k].last.latency);
     }
+    if (on_round) on_round(warmup + i + 1, warmup + runs);
+  }
   for (Measurement& m : out) summarise(m);
   return out;
 }

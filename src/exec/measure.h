@@ -3,6 +3,7 @@
 // Torch-free; single-threaded use (the Executor runs one inference at a time).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "exec/executor.h"
@@ -30,9 +31,11 @@ Confirmation confirm_best(Executor& executor, const std::vector<Placement>& cand
 
 // The same for several placements, in rounds (one run of each placement per round), so that a
 // drift of the machine's speed over minutes touches every placement alike and comparisons
-// between them stay fair. Result i belongs to placements[i]. REQUIRES runs >= 1.
+// between them stay fair. Result i belongs to placements[i]. `on_round` (optional) is called
+// after each round with the rounds done and the total (warm-up included), e.g. for progress.
+// REQUIRES runs >= 1.
 std::vector<Measurement> measure_interleaved(Executor& executor, const std::vector<Placement>& placements, int warmup,
-                                             int runs);
+                                             int runs, const std::function<void(int, int)>& on_round = {});
 
 struct MeasureOptions {
   int warmup = 1;  // untimed runs before each evaluation (caches, allocator)
