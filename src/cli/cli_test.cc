@@ -147,6 +147,20 @@ TEST(Cli, RunNeedsAnOnnxModel) {
   expect_one_line_error(devplace("run " + ir + " --cluster clusters/local2.toml"), "the executor runs ONNX models only");
 }
 
+TEST(Cli, HsdagPolicyTrainsOnTwoModelsAndPlacesAThird) {
+  const std::string policy = ::testing::TempDir() + "/cli_hsdag_policy.pt";
+  Result t = devplace("train resnet50 --also inception_v3 --episodes 4 --samples 4 --save-policy " + policy);
+  ASSERT_EQ(t.status, 0) << t.output;
+  EXPECT_NE(t.output.find("inception_v3 on paper: HSDAG (default preset, trained with resnet50)"), std::string::npos)
+      << t.output;
+  Result p = devplace("place bert_base --algo hsdag --policy " + policy);
+  ASSERT_EQ(p.status, 0) << p.output;
+  EXPECT_NE(p.output.find("bert_base on paper with hsdag: latency"), std::string::npos) << p.output;
+  expect_one_line_error(devplace("place bert_base --algo hsdag --policy /no/such/policy.pt"), "no such policy file");
+  expect_one_line_error(devplace("train resnet50 --also inception_v3 --reward measured --cluster clusters/local2.toml"),
+                        "--also trains on the simulator");
+}
+
 TEST(Cli, MeasurementCountsAreChecked) {
   for (const char* bad : {"run resnet50 --runs 0", "run resnet50 --warmup -1", "run resnet50 --random 0",
                           "profile resnet50 -o x.json --runs 0", "profile resnet50 -o x.json --validate -2",

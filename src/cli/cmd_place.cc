@@ -47,7 +47,7 @@ void add_place_command(CLI::App& app) {
     return s + "hsdag, hsdag-paper, <device>-only (default local-search)";
   }());
   add_search_options(*cmd, a->search);
-  cmd->add_option("--policy", a->policy, "Place with a trained Placeto policy file (devplace train --save-policy), zero-shot");
+  cmd->add_option("--policy", a->policy, "Place zero-shot with a trained policy (devplace train --save-policy): HSDAG's with --algo hsdag, else Placeto's");
   cmd->add_option("--finetune", a->finetune, "With --policy: fine-tune for N episodes on this model first");
   cmd->add_option("-o,--output", a->out, "Placement file to write (JSON)");
   cmd->add_option("--trace", a->trace, "Chrome trace of the simulated schedule");
@@ -58,8 +58,11 @@ void add_place_command(CLI::App& app) {
     const Problem& pb = *ctx->problem;
     const PlaceOptions opts = place_options(a->search);
     if (a->finetune > 0 && a->policy.empty()) throw Error("", "", "--finetune needs --policy FILE");
+    // A policy file goes with --algo hsdag, else it is a Placeto policy (the default algorithm
+    // is no learner).
+    const std::string learner = a->algo == "hsdag" ? "hsdag" : "placeto";
     const std::string algo =
-        a->policy.empty() ? a->algo : "placeto:" + a->policy + (a->finetune > 0 ? ":" + std::to_string(a->finetune) : "");
+        a->policy.empty() ? a->algo : learner + ":" + a->policy + (a->finetune > 0 ? ":" + std::to_string(a->finetune) : "");
     auto placer = make_any_placer(pb, algo);
     auto t0 = std::chrono::steady_clock::now();
     Placement p = placer->place(pb, opts);

@@ -27,16 +27,24 @@ std::unique_ptr<Placer> make_any_placer(const Problem& problem, const std::strin
     c.algo = name;
     return make_peer_placer(c);
   }
-  // "placeto:POLICY" places zero-shot with a trained policy; "placeto:POLICY:N" fine-tunes N episodes.
-  if (name.rfind("placeto:", 0) == 0) {
-    PeerConfig c;
-    c.algo = "placeto";
-    std::string rest = name.substr(8);
-    c.episodes = 0;
+  // "placeto:POLICY" / "hsdag:POLICY" place zero-shot with a trained policy; a trailing ":N"
+  // fine-tunes N episodes on the problem first.
+  for (const std::string algo : {"placeto", "hsdag"}) {
+    if (name.rfind(algo + ":", 0) != 0) continue;
+    std::string rest = name.substr(algo.size() + 1);
+    int episodes = 0;
     if (auto colon = rest.rfind(':'); colon != std::string::npos && colon + 1 < rest.size() &&
                                       rest.find_first_not_of("0123456789", colon + 1) == std::string::npos)
-      c.episodes = std::stoi(rest.substr(colon + 1)), rest = rest.substr(0, colon);
-    c.init_policy = rest;
+      episodes = std::stoi(rest.substr(colon + 1)), rest = rest.substr(0, colon);
+    if (algo == "hsdag") {
+      HsdagConfig c = hsdag_preset("default");
+      c.episodes = episodes, c.init_policy = rest;
+      c.refine_evals = 0;  // the policy's own answer, as Placeto's
+      return make_hsdag_placer(c);
+    }
+    PeerConfig c;
+    c.algo = "placeto";
+    c.episodes = episodes, c.init_policy = rest;
     return make_peer_placer(c);
   }
   return make_placer_for(problem, name);
@@ -98,9 +106,9 @@ void add_train_command(CLI::App& app) {
   add_model_options(*cmd, a->model);
   cmd->add_option("--algo", a->algo, "hsdag (default), or a learned peer: rnn, hierarchical, placeto")
       ->check(CLI::IsMember({"hsdag", "rnn", "hierarchical", "placeto"}));
-  cmd->add_option("--also", a->also, "placeto: also train on this model (repeatable; same cluster)");
-  cmd->add_option("--policy", a->policy, "placeto: start from this policy file (with --episodes 0: zero-shot)");
-  cmd->add_option("--save-policy", a->save_policy, "placeto: write the trained policy here");
+  cmd->add_option("--also", a->also, "hsdag, placeto: also train on this model (repeatable; same cluster)");
+  cmd->add_option("--policy", a->policy, "hsdag, placeto: start from this policy file (with --episodes 0: zero-shot)");
+  cmd->add_option("--save-policy", a->save_policy, "hsdag, placeto: write the trained policy here");
   cmd->add_option("--preset", a->preset, "default (ours) or paper (the released configuration)");
   cmd->add_option("--episodes", a->episodes, "Episodes (default: the preset's)");
   cmd->add_option("--samples", a->samples, "Placements sampled per episode (default: the preset's)");
@@ -199,10 +207,12 @@ void add_train_command(CLI::App& app) {
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
     HsdagConfig cfg = hsdag_preset(a->preset);
-    if (a->episodes > 0) cfg.episodes = a->episodes;
+    if (a->episodes >= 0) cfg.episodes = a->episodes;
     if (a->samples > 0) cfg.samples = a->samples;
     if (a->levels >= 0) cfg.pool_levels = a->levels;
     cfg.seed = a->seed;
+    cfg.init_policy = a->policy;
+    cfg.save_policy = a->save_policy;
     cfg.checkpoint_dir = a->checkpoint;
     cfg.resume = a->resume;
     cfg.stop_after = a->stop_after;
@@ -218,17 +228,38 @@ void add_train_command(CLI::App& app) {
       measured = std::make_unique<MeasuredReward>(*executor, MeasureOptions{a->warmup, a->runs, 5});
     }
     Reward& reward = measured ? static_cast<Reward&>(*measured) : simulated;
-    log::Progress progress("train", cfg.episodes);
+    // More graphs (--also): one policy trained on all of them, each simulated.
+    if (!a->also.empty() && measured) throw Error("", "", "--also trains on the simulator; drop --reward measured");
+    std::vector<std::unique_ptr<Context>> others;
+    std::vector<std::unique_ptr<SimulatedReward>> other_rewards;
+    std::vector<HsdagTask> tasks{{&pb, &reward}};
+    for (const auto& m : a->also) {
+      ModelOptions mo = a->model;
+      mo.model = m;
+      mo.inputs.clear();
+      others.push_back(load_context(mo));
+      other_rewards.push_back(std::make_unique<SimulatedReward>(*others.back()->problem));
+      tasks.push_back({others.back()->problem.get(), other_rewards.back().get()});
+    }
+    log::Progress progress("train", std::max(1, cfg.episodes));
     const bool plain = !log::progress_enabled() && !log::quiet();
-    TrainResult r = train_hsdag(pb, reward, cfg, [&](const EpisodeLog& e) {
+    auto on_episode = [&](const EpisodeLog& e) {
       char buf[160];
       std::snprintf(buf, sizeof buf, "best %.3f ms  mean %.3f ms  entropy %.3f  groups %d", e.best_latency * 1e3,
                     e.mean_latency * 1e3, e.entropy, e.groups);
       progress.update(e.episode, buf);
       if (plain && (e.episode % 10 == 0 || e.episode == cfg.episodes))
         std::fprintf(stderr, "episode %d/%d: %s\n", e.episode, cfg.episodes, buf);
-    });
+    };
+    std::vector<TrainResult> results =
+        tasks.size() > 1 ? train_hsdag_multi(tasks, cfg, on_episode)
+                         : std::vector<TrainResult>{train_hsdag(pb, reward, cfg, on_episode)};
     progress.finish();
+    for (std::size_t i = 1; i < results.size(); ++i)
+      std::printf("%s on %s: HSDAG (%s preset, trained with %s) best %s ms (final policy %s ms)\n",
+                  tasks[i].problem->graph().name().c_str(), pb.cluster().name.c_str(), a->preset.c_str(),
+                  pb.graph().name().c_str(), ms(results[i].best_latency).c_str(), ms(results[i].greedy_latency).c_str());
+    TrainResult& r = results[0];
     std::printf("%s on %s: HSDAG (%s preset) best %s ms (policy alone %s ms) after %d episodes x %d samples in "
                 "%.1f s; %d ops -> %d coarse nodes -> %d groups\n",
                 pb.graph().name().c_str(), pb.cluster().name.c_str(), a->preset.c_str(), ms(r.best_latency).c_str(),
@@ -270,6 +301,7 @@ void add_train_command(CLI::App& app) {
       write_file_atomic(a->plot, two_panel_svg("HSDAG training: " + pb.graph().name() + " on " + pb.cluster().name,
                                                "episode", reward_s, best_s));
     }
+    if (!a->save_policy.empty()) std::printf("wrote policy %s\n", a->save_policy.c_str());
   });
 }
 

@@ -52,6 +52,11 @@ struct HsdagConfig {
   int checkpoint_every = 5;     // episodes
   bool resume = false;
   int stop_after = 0;           // stop after this many episodes in this run (tests); 0 = no limit
+  // Generalisation (beyond the paper): start from a trained policy's weights (with episodes 0:
+  // zero-shot), and write the trained weights. A policy fits any graph placed on a cluster
+  // with as many devices, under the same features and network sizes (checked on load).
+  std::string init_policy;
+  std::string save_policy;
 };
 
 // "paper": the released configuration; "default": ours (chosen by measurement, docs/hsdag.md).
@@ -69,6 +74,7 @@ struct TrainResult {
   Placement best;               // per op
   double best_latency = 0;      // seconds, as the reward measured it (after refinement)
   double policy_latency = 0;    // best of the sampled and greedy placements, before refinement
+  double greedy_latency = 0;    // the trained policy's own (most likely) placement
   int episodes = 0;             // episodes completed in total (including resumed ones)
   int coarse_nodes = 0;
   int groups = 0;               // groups of the final policy
@@ -80,6 +86,17 @@ struct TrainResult {
 // after every episode, e.g. for progress. Throws Error on bad config or a corrupt checkpoint.
 TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfig& config,
                         const std::function<void(const EpisodeLog&)>& on_episode = {});
+
+// One graph of a multi-graph run. REQUIRES: problem and reward outlive the call.
+struct HsdagTask {
+  const Problem* problem = nullptr;
+  Reward* reward = nullptr;
+};
+// One policy trained on several graphs placed on the same cluster: episode e trains on
+// tasks[e % tasks.size()]. Returns one result per task (its best placement seen and the final
+// policy's); each log holds that task's episodes. No checkpoints (throws Error if asked).
+std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, const HsdagConfig& config,
+                                           const std::function<void(const EpisodeLog&)>& on_episode = {});
 
 // The number of groups the untrained / trained pooling produces (for tests and reports).
 int hsdag_group_count(const Problem& problem, const HsdagConfig& config);

@@ -5,10 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <set>
 
 #include "io/model.h"
+#include "util/error.h"
 
 namespace devplace {
 namespace {
@@ -95,6 +97,41 @@ TEST(Hsdag, ResumeFromCheckpointMatchesAnUninterruptedRun) {
   for (std::size_t i = 0; i < full.log.size(); ++i)
     EXPECT_DOUBLE_EQ(resumed.log[i].mean_reward, full.log[i].mean_reward) << "episode " << i + 1;
   EXPECT_EQ(resumed.best, full.best);
+}
+
+// One policy trained on two graphs, saved, and loaded again: it reproduces its own answer on a
+// training graph, places a graph it has never seen, and refuses a cluster of another size.
+TEST(Hsdag, PolicyTrainedOnSeveralGraphsPlacesAnUnseenOne) {
+  Model a = load_model("resnet50"), b = load_model("inception_v3"), u = load_model("bert_base");
+  Cluster cl = load_cluster("paper");
+  Problem pa(a.graph, cl), pb(b.graph, cl), pu(u.graph, cl);
+  SimulatedReward ra(pa), rb(pb), ru(pu);
+  const std::string policy = ::testing::TempDir() + "/hsdag_policy.pt";
+  std::filesystem::remove(policy);
+  HsdagConfig c = quick(20);
+  c.save_policy = policy;
+  std::vector<TrainResult> trained = train_hsdag_multi({{&pa, &ra}, {&pb, &rb}}, c);
+  ASSERT_EQ(trained.size(), 2u);
+  EXPECT_EQ(trained[0].log.size() + trained[1].log.size(), 20u);  // the graphs take turns
+  EXPECT_EQ(trained[1].log.front().episode, 2);
+  ASSERT_TRUE(std::filesystem::exists(policy));
+  HsdagConfig zero = quick(0);
+  zero.init_policy = policy;
+  EXPECT_DOUBLE_EQ(train_hsdag(pb, rb, zero).greedy_latency, trained[1].greedy_latency);
+  TrainResult unseen = train_hsdag(pu, ru, zero);
+  EXPECT_EQ(static_cast<int>(unseen.best.size()), pu.num_ops());
+  EXPECT_TRUE(std::isfinite(unseen.greedy_latency));
+  Problem three(u.graph, load_cluster("nvlink4"));  // 5 devices, not 2
+  SimulatedReward r3(three);
+  try {
+    train_hsdag(three, r3, zero);
+    FAIL() << "a policy for 2 devices loaded for 5";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.file(), policy);
+  }
+  HsdagConfig checkpointed = c;
+  checkpointed.checkpoint_dir = ::testing::TempDir() + "/multi_ckpt";
+  EXPECT_THROW(train_hsdag_multi({{&pa, &ra}, {&pb, &rb}}, checkpointed), Error);
 }
 
 TEST(Hsdag, BestPlacementIsFeasibleUnderTightMemory) {
