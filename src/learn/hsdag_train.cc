@@ -10,6 +10,7 @@
 
 #include "learn/hsdag.h"
 #include "learn/hsdag_net.h"
+#include "learn/training_placer.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -430,33 +431,14 @@ int hsdag_group_count(const Problem& problem, const HsdagConfig& cfg) {
   return net->forward(prep.x, prep.graph).groups;
 }
 
-namespace {
-
-
-class HsdagPlacer : public Placer {
- public:
-  explicit HsdagPlacer(HsdagConfig c) : config_(std::move(c)) {}
-  std::string name() const override { return "hsdag"; }
-  Placement place(const Problem& problem, const PlaceOptions& options) override {
-    HsdagConfig c = config_;
-    c.seed = options.seed;
-    std::unique_ptr<Reward> reward = make_reward(problem, options.objective);
-    log::Progress progress("hsdag", c.episodes);
-    TrainResult r = train_hsdag(problem, *reward, c, [&](const EpisodeLog& e) {
-      char buf[128];
-      std::snprintf(buf, sizeof buf, "best %.3f ms, groups %d", e.best_latency * 1e3, e.groups);
-      progress.update(e.episode, buf);
-    });
-    progress.finish();
-    return r.best;
-  }
-
- private:
-  HsdagConfig config_;
-};
-
-}  // namespace
-
-std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config) { return std::make_unique<HsdagPlacer>(std::move(config)); }
+std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config) {
+  const int episodes = config.episodes;
+  return make_training_placer("hsdag", episodes, [config](const Problem& problem, Reward& reward, std::uint64_t seed,
+                                                         const EpisodeCallback& on_episode) {
+    HsdagConfig c = config;
+    c.seed = seed;
+    return train_hsdag(problem, reward, c, on_episode);
+  });
+}
 
 }  // namespace devplace

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "learn/peers.h"
+#include "learn/training_placer.h"
 #include "learn/peers_net.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -615,33 +616,15 @@ void apply_peer_override(PeerConfig& c, const std::string& assignment) {
                             "gamma, overflow_penalty, max_groups, chains, merge, colocate)");
 }
 
-namespace {
-
-
-class PeerPlacer : public Placer {
- public:
-  explicit PeerPlacer(PeerConfig c) : config_(std::move(c)) {}
-  std::string name() const override { return config_.algo; }
-  Placement place(const Problem& problem, const PlaceOptions& options) override {
-    PeerConfig c = config_;
-    c.seed = options.seed;
-    std::unique_ptr<Reward> reward = make_reward(problem, options.objective);
-    log::Progress progress(c.algo, std::max(1, c.episodes));
-    TrainResult r = train_peer(problem, *reward, c, [&](const EpisodeLog& e) {
-      char buf[96];
-      std::snprintf(buf, sizeof buf, "best %.3f ms", e.best_latency * 1e3);
-      progress.update(e.episode, buf);
-    });
-    progress.finish();
-    return r.best;
-  }
-
- private:
-  PeerConfig config_;
-};
-
-}  // namespace
-
-std::unique_ptr<Placer> make_peer_placer(PeerConfig config) { return std::make_unique<PeerPlacer>(std::move(config)); }
+std::unique_ptr<Placer> make_peer_placer(PeerConfig config) {
+  const std::string name = config.algo;
+  const int episodes = config.episodes;
+  return make_training_placer(name, episodes, [config](const Problem& problem, Reward& reward, std::uint64_t seed,
+                                                       const EpisodeCallback& on_episode) -> TrainResult {
+    PeerConfig c = config;
+    c.seed = seed;
+    return train_peer(problem, reward, c, on_episode);
+  });
+}
 
 }  // namespace devplace
