@@ -64,6 +64,16 @@ Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides
     const Tensor& ts = graph.tensor(t);
     tensor_bytes_[t] = ts.bytes();
     if (ts.producer >= 0 && is_folded(graph, graph.op(ts.producer))) resident_[t] = 1;
+    // The weights a folded op holds go where a kernel reads them (see tensor_resident). With
+    // several readers on different devices the runtime keeps a copy on each; only the first
+    // reader is charged, which undercounts shared weights (tied embeddings) slightly.
+    if (resident_[t] && weight_bytes_[ts.producer] > 0)
+      for (int c : ts.consumers)
+        if (!is_folded(graph, graph.op(c))) {
+          weight_bytes_[c] += weight_bytes_[ts.producer];
+          weight_bytes_[ts.producer] = 0;
+          break;
+        }
     if (overrides) {
       auto it = overrides->transfer_time.find(ts.name);
       if (it != overrides->transfer_time.end()) fixed_transfer_[t] = it->second;

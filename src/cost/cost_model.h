@@ -32,16 +32,21 @@ class Problem {
 
   // Seconds op `op` takes on device `d` (kInfeasibleTime if unsupported).
   double op_time(int op, int d) const { return op_time_[static_cast<std::size_t>(op) * num_devices_ + d]; }
-  // Seconds to move tensor `t` from device `src` to `dst` (0 when src == dst).
+  // Seconds to move tensor `t` from device `src` to `dst` (0 when src == dst, or when `t` is
+  // resident: constants are on every device before the first inference).
   double transfer_time(int t, int src, int dst) const {
-    if (src == dst) return 0;
+    if (src == dst || resident_[t]) return 0;
     const int l = src * num_devices_ + dst;
     if (fixed_transfer_[t] >= 0) return fixed_transfer_[t] * hops_[l];
     return link_latency_[l] + static_cast<double>(tensor_bytes_[t]) * link_inv_bw_[l];
   }
   std::int64_t tensor_bytes(int t) const { return tensor_bytes_[t]; }
   std::int64_t weight_bytes(int op) const { return weight_bytes_[op]; }
-  // True for tensors that live with their producer like weights (outputs of Const ops).
+  // True for constants made by an op (outputs of Const ops and of what the runtime folds at load
+  // time, e.g. a Convert of compressed weights): like initializers they are on every device
+  // before the first inference, as a runtime keeps weights with the kernels that read them, so
+  // they are never transferred and never wait for their producer. Their bytes are charged to
+  // the first op that reads them in a kernel (weight_bytes), not to the folded producer.
   bool tensor_resident(int t) const { return resident_[t]; }
   // The device index of the host (first cpu), or -1.
   int host() const { return host_; }

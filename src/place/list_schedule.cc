@@ -14,7 +14,7 @@ EdgeCosts::EdgeCosts(const Problem& p) : D_(p.num_devices()) {
   for (int v = 0; v < n; ++v) {
     ins.clear();
     for (int t : g.op(v).inputs)
-      if (g.tensor(t).producer >= 0) ins.push_back(t);
+      if (g.tensor(t).producer >= 0 && !p.tensor_resident(t)) ins.push_back(t);  // constants: no edge
     // Group the distinct input tensors by producer (ascending producer, then tensor).
     std::sort(ins.begin(), ins.end(), [&](int a, int b) {
       const int pa = g.tensor(a).producer, pb = g.tensor(b).producer;

@@ -59,7 +59,7 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
     const Op& op = g.op(i);
     std::vector<int> ins;
     for (int t : op.inputs)
-      if (producer_[t] >= 0) ins.push_back(t);
+      if (producer_[t] >= 0 && !problem.tensor_resident(t)) ins.push_back(t);  // constants wait for nothing
     std::sort(ins.begin(), ins.end());
     ins.erase(std::unique(ins.begin(), ins.end()), ins.end());
     in_tensor_.insert(in_tensor_.end(), ins.begin(), ins.end());
@@ -139,6 +139,7 @@ bool Simulator::simulate(const Placement& p, int& bad_op) {
     const double now = e.time;
     for (int k = out_off_[e.op]; k < out_off_[e.op + 1]; ++k) {
       const int t = out_tensor_[k];
+      if (problem_.tensor_resident(t)) continue;  // already on every device
       // Each destination device receives the tensor once, at arrival_[dst].
       std::fill(arrival_.begin(), arrival_.end(), -1.0);
       arrival_[d] = now;

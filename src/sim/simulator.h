@@ -4,8 +4,9 @@
 // tensor is on its device and waits in that device's queue (first ready, first served; ties by
 // topological index); a tensor crossing devices is sent once per destination device, over the
 // directed link between the two, and transfers on one link run one after another (FIFO, the
-// link's queue is contention); compute and transfers overlap. Graph inputs and constants are
-// on every device at time 0. Memory per device = weights of the ops placed there + live
+// link's queue is contention); compute and transfers overlap. Graph inputs and constants
+// (initializers, and the outputs of ops the runtime folds: Problem::tensor_resident) are on
+// every device at time 0. Memory per device = weights of the ops placed there + live
 // activations (an output lives from its producer's start until its last consumer on that
 // device ends and its outgoing transfers are done; a copy lives from its transfer's start);
 // a device over capacity makes the placement infeasible, naming the device and the amount.

@@ -97,6 +97,35 @@ TEST(Simulator, TensorIsSentOncePerDestinationDevice) {
   EXPECT_DOUBLE_EQ(s.makespan, 4.0);
 }
 
+// A Constant's output (weights, or anything the runtime folds) is on every device before the
+// first inference: no transfer, no wait for its producer's device, and its bytes count on the
+// device of the kernel that reads it, wherever the Constant op itself was placed.
+TEST(Simulator, ConstantsAreEverywhereAndChargedToTheirReader) {
+  Builder b;
+  Op w;
+  w.name = "w", w.type = "Constant", w.weight_bytes = 1000;
+  const int out = b.g.tensor_id("w:0");
+  b.g.tensor(out).fixed_bytes = 1000;
+  w.outputs = {out};
+  b.g.add_op(w);
+  b.table.transfer_time["w:0"] = 5.0;
+  b.op("a", {}, 4.0, 1.0);
+  b.op("mm", {"w", "a"}, 2.0, 2.0);
+  b.g.finalize();
+  Problem pb(b.g, two_devices(), &b.table);
+  ASSERT_TRUE(pb.tensor_resident(out));
+  Simulator sim(pb);
+  Placement p(3);
+  p[b.g.find_op("w")] = 0, p[b.g.find_op("a")] = 1, p[b.g.find_op("mm")] = 1;
+  Schedule s = sim.run(p);
+  EXPECT_TRUE(s.transfers.empty());
+  EXPECT_DOUBLE_EQ(s.ops[b.g.find_op("mm")].start, 1.0);  // after a; not after a 5 s copy of w
+  EXPECT_DOUBLE_EQ(s.makespan, 3.0);
+  EXPECT_GE(s.peak_memory[1], 1000);  // the weights are where mm reads them
+  EXPECT_LT(s.peak_memory[0], 1000);
+  EXPECT_EQ(pb.transfer_time(out, 0, 1), 0.0);
+}
+
 TEST(Simulator, MemoryOverflowNamesDeviceAndAmount) {
   Builder b;
   b.op("A", {}, 1, 1, 0.5, 600);
