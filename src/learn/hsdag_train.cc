@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "learn/hsdag.h"
+#include "learn/archive_io.h"
 #include "learn/hsdag_net.h"
 #include "learn/training_placer.h"
 #include "util/error.h"
@@ -81,7 +82,6 @@ std::string checkpoint_path(const std::string& dir) { return dir + "/hsdag.ckpt"
 
 void save_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& opt, const TrainerState& st,
                      const Prepared& p) {
-  std::filesystem::create_directories(dir);
   torch::serialize::OutputArchive ar, model_ar, opt_ar;
   net->save(model_ar);
   opt.save(opt_ar);
@@ -98,14 +98,8 @@ void save_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& 
   std::string r = rng.str();
   ar.write("rng", torch::from_blob(r.data(), {static_cast<int64_t>(r.size())}, torch::kUInt8).clone());
   ar.write("torch_rng", at::detail::getDefaultCPUGenerator().get_state());
-  std::vector<double> log;
-  for (const auto& e : st.log)
-    log.insert(log.end(), {double(e.episode), e.mean_latency, e.best_latency, e.mean_reward, e.entropy, e.seconds,
-                           double(e.groups)});
-  ar.write("log", torch::tensor(log, torch::kDouble));
-  const std::string path = checkpoint_path(dir), tmp = path + ".tmp";
-  ar.save_to(tmp);
-  std::filesystem::rename(tmp, path);  // atomic: a crash leaves the previous checkpoint intact
+  ar.write("log", episode_log_tensor(st.log));
+  save_archive_atomically(ar, checkpoint_path(dir));
 }
 
 bool load_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& opt, TrainerState& st,
@@ -143,10 +137,7 @@ bool load_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& 
     at::Generator gen = at::detail::getDefaultCPUGenerator();
     gen.set_state(t);
     read("log");
-    const double* l = t.data_ptr<double>();
-    st.log.clear();
-    for (int64_t i = 0; i + 7 <= t.numel(); i += 7)
-      st.log.push_back({int(l[i]), l[i + 1], l[i + 2], l[i + 3], l[i + 4], l[i + 5], int(l[i + 6])});
+    st.log = episode_log_from(t);
   } catch (const c10::Error& e) {
     throw Error(path, "", std::string("corrupt or incompatible checkpoint: ") + e.what_without_backtrace());
   }
@@ -187,11 +178,7 @@ void save_policy(const std::string& path, HsdagNet& net, int features, int devic
   net->save(model_ar);
   ar.write("model", model_ar);
   ar.write("hsdag_policy_shape", torch::tensor(policy_shape(features, devices, c), torch::kLong));
-  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
-  if (!dir.empty()) std::filesystem::create_directories(dir);
-  const std::string tmp = path + ".tmp";
-  ar.save_to(tmp);
-  std::filesystem::rename(tmp, path);
+  save_archive_atomically(ar, path);
 }
 
 void load_policy(const std::string& path, HsdagNet& net, int features, int devices, const HsdagConfig& c) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "learn/archive_io.h"
 #include "learn/peers.h"
 #include "learn/training_placer.h"
 #include "learn/peers_net.h"
@@ -77,7 +78,6 @@ torch::Tensor doubles(const std::vector<double>& v) { return torch::tensor(v, to
 std::string checkpoint_path(const PeerConfig& c) { return c.checkpoint_dir + "/" + c.algo + ".ckpt"; }
 
 void save_checkpoint(const PeerConfig& c, torch::nn::Module& net, torch::optim::Adam& opt, const TrainerState& st) {
-  std::filesystem::create_directories(c.checkpoint_dir);
   torch::serialize::OutputArchive ar, model_ar, opt_ar;
   net.save(model_ar);
   opt.save(opt_ar);
@@ -91,14 +91,8 @@ void save_checkpoint(const PeerConfig& c, torch::nn::Module& net, torch::optim::
   for (const auto& p : st.best) best.push_back(static_cast<int64_t>(p.size())), best.insert(best.end(), p.begin(), p.end());
   ar.write("best", torch::tensor(best, torch::kLong));
   ar.write("torch_rng", at::detail::getDefaultCPUGenerator().get_state());
-  std::vector<double> log;
-  for (const auto& e : st.log)
-    log.insert(log.end(), {double(e.episode), e.mean_latency, e.best_latency, e.mean_reward, e.entropy, e.seconds,
-                           double(e.groups)});
-  ar.write("log", doubles(log));
-  const std::string path = checkpoint_path(c), tmp = path + ".tmp";
-  ar.save_to(tmp);
-  std::filesystem::rename(tmp, path);  // atomic
+  ar.write("log", episode_log_tensor(st.log));
+  save_archive_atomically(ar, checkpoint_path(c));
 }
 
 void load_checkpoint(const PeerConfig& c, torch::nn::Module& net, torch::optim::Adam& opt, TrainerState& st) {
@@ -135,10 +129,7 @@ void load_checkpoint(const PeerConfig& c, torch::nn::Module& net, torch::optim::
     }
     at::Generator gen = at::detail::getDefaultCPUGenerator();
     gen.set_state(read("torch_rng"));
-    auto l = vec("log");
-    st.log.clear();
-    for (std::size_t i = 0; i + 7 <= l.size(); i += 7)
-      st.log.push_back({int(l[i]), l[i + 1], l[i + 2], l[i + 3], l[i + 4], l[i + 5], int(l[i + 6])});
+    st.log = episode_log_from(read("log"));
   } catch (const c10::Error& e) {
     throw Error(path, "", std::string("corrupt or incompatible checkpoint: ") + e.what_without_backtrace());
   }
@@ -352,10 +343,7 @@ void save_policy(const std::string& path, PlacetoNet& net, const PeerConfig& c, 
   net->save(model_ar);
   ar.write("model", model_ar);
   ar.write("shape", torch::tensor({int64_t(features), int64_t(c.hidden), int64_t(devices), int64_t(c.rounds)}));
-  if (auto parent = std::filesystem::path(path).parent_path(); !parent.empty())
-    std::filesystem::create_directories(parent);
-  ar.save_to(path + ".tmp");
-  std::filesystem::rename(path + ".tmp", path);
+  save_archive_atomically(ar, path);
 }
 
 void load_policy(const std::string& path, PlacetoNet& net, const PeerConfig& c, int features, int devices) {

@@ -1,0 +1,43 @@
+// Checkpoint and policy files of the learned placers (LibTorch archives, learn/ only): the
+// atomic write every one of them needs, and the training log as a flat tensor.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "learn/hsdag.h"
+
+namespace devplace {
+
+// Writes `ar` to `path` through a temporary file and a rename, creating the folder: a crash
+// leaves the previous file intact.
+inline void save_archive_atomically(torch::serialize::OutputArchive& ar, const std::string& path) {
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (!dir.empty()) std::filesystem::create_directories(dir);
+  const std::string tmp = path + ".tmp";
+  ar.save_to(tmp);
+  std::filesystem::rename(tmp, path);
+}
+
+// A training log as doubles, 7 per episode, and back.
+inline torch::Tensor episode_log_tensor(const std::vector<EpisodeLog>& log) {
+  std::vector<double> v;
+  for (const auto& e : log)
+    v.insert(v.end(), {double(e.episode), e.mean_latency, e.best_latency, e.mean_reward, e.entropy, e.seconds,
+                       double(e.groups)});
+  return torch::tensor(v, torch::kDouble);
+}
+
+inline std::vector<EpisodeLog> episode_log_from(const torch::Tensor& t) {
+  const torch::Tensor c = t.contiguous();
+  const double* l = c.data_ptr<double>();
+  std::vector<EpisodeLog> log;
+  for (int64_t i = 0; i + 7 <= c.numel(); i += 7)
+    log.push_back({int(l[i]), l[i + 1], l[i + 2], l[i + 3], l[i + 4], l[i + 5], int(l[i + 6])});
+  return log;
+}
+
+}  // namespace devplace
