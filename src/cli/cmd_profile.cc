@@ -14,6 +14,7 @@
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/stats.h"
 #include "util/log.h"
 
 namespace devplace::cli {
@@ -88,18 +89,15 @@ void add_profile_command(CLI::App& app) {
     for (std::size_t k = 0; k < held_out.size(); ++k) {
       std::vector<double> v = latency[k];
       std::sort(v.begin(), v.end());
-      const double measured = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+      const double measured = quantile_of_sorted(v, 0.5);
       const double simulated = sim.makespan(held_out[k]);
       errors.push_back(std::abs(simulated - measured) / measured);
       std::printf("  #%zu measured median %s ms (min %s, max %s)  simulated %s ms  error %+.1f%%\n", k,
                   ms(measured).c_str(), ms(v.front()).c_str(), ms(v.back()).c_str(), ms(simulated).c_str(),
                   (simulated - measured) / measured * 100);
     }
-    std::sort(errors.begin(), errors.end());
-    const std::size_t n = errors.size();
-    const double med = n % 2 ? errors[n / 2] : 0.5 * (errors[n / 2 - 1] + errors[n / 2]);
-    std::printf("calibrated simulator vs measured: median absolute error %.1f%% (max %.1f%%)\n", med * 100,
-                errors.back() * 100);
+    std::printf("calibrated simulator vs measured: median absolute error %.1f%% (max %.1f%%)\n",
+                median(errors) * 100, *std::max_element(errors.begin(), errors.end()) * 100);
   });
 }
 

@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log.h"
+#include "util/stats.h"
 
 namespace devplace::cli {
 
@@ -171,11 +172,7 @@ void add_run_command(CLI::App& app) {
         const double meas_speedup = ref_meas / ms_all[k].median, sim_speedup = ref_sim / simulated[k];
         speedup_err.push_back(std::abs(sim_speedup - meas_speedup) / meas_speedup);
       }
-      auto median_of = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-      };
-      const double med = median_of(abs_err), med_speedup = median_of(speedup_err);
+      const double med = median(abs_err), med_speedup = median(speedup_err);
       out["median_abs_error"] = med, out["max_abs_error"] = *std::max_element(abs_err.begin(), abs_err.end());
       out["median_speedup_error"] = med_speedup;
       out["reference_error"] = (ref_sim - ref_meas) / ref_meas;

@@ -34,6 +34,7 @@
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log.h"
+#include "util/stats.h"
 
 namespace devplace {
 
@@ -52,13 +53,6 @@ namespace {
 
 double seconds_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 std::uint64_t fnv1a(const std::string& s, std::uint64_t seed) {

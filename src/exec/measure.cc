@@ -5,25 +5,17 @@
 #include <numeric>
 
 #include "util/error.h"
+#include "util/stats.h"
 
 namespace devplace {
 
 namespace {
 
-// Linear-interpolated quantile of sorted values.
-double quantile(const std::vector<double>& s, double q) {
-  if (s.empty()) return 0;
-  const double pos = q * static_cast<double>(s.size() - 1);
-  const std::size_t lo = static_cast<std::size_t>(pos);
-  const std::size_t hi = std::min(lo + 1, s.size() - 1);
-  return s[lo] + (s[hi] - s[lo]) * (pos - static_cast<double>(lo));
-}
-
 void summarise(Measurement& m) {
   std::vector<double> s = m.samples;
   std::sort(s.begin(), s.end());
   m.min = s.front(), m.max = s.back();
-  m.median = quantile(s, 0.5), m.p25 = quantile(s, 0.25), m.p75 = quantile(s, 0.75);
+  m.median = quantile_of_sorted(s, 0.5), m.p25 = quantile_of_sorted(s, 0.25), m.p75 = quantile_of_sorted(s, 0.75);
   m.mean = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
   const std::size_t k = std::min<std::size_t>(5, m.samples.size());
   m.mean_last5 = std::accumulate(m.samples.end() - static_cast<long>(k), m.samples.end(), 0.0) / static_cast<double>(k);

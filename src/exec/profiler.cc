@@ -1,8 +1,7 @@
 #include "exec/profiler.h"
 
-#include <algorithm>
-
 #include "util/error.h"
+#include "util/stats.h"
 
 namespace devplace {
 
@@ -29,11 +28,7 @@ CostTable profile_costs(Executor& ex, const Graph& g, const Cluster& c, const Pr
       if (w == W - 1 && opt.after_round) opt.after_round(r);
     }
   for (int w = 0; w < W; ++w)
-    for (int op = 0; op < g.num_ops(); ++op) {
-      auto& s = samples[w][op];
-      std::nth_element(s.begin(), s.begin() + static_cast<long>(s.size() / 2), s.end());
-      table.op_time[g.op(op).name][c.devices[w].name] = s[s.size() / 2];
-    }
+    for (int op = 0; op < g.num_ops(); ++op) table.op_time[g.op(op).name][c.devices[w].name] = median(samples[w][op]);
   for (int t = 0; t < g.num_tensors(); ++t)
     if (copy_n[t]) table.transfer_time[g.tensor(t).name] = copy_sum[t] / copy_n[t];
   return table;
