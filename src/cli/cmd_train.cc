@@ -75,6 +75,46 @@ void apply_features(const std::string& spec, FeatureOptions& f) {
   }
 }
 
+// The models named by --also (same cluster and options, no input bindings), each with its
+// simulated reward; they live as long as this object.
+struct OtherModels {
+  std::vector<std::unique_ptr<Context>> contexts;
+  std::vector<std::unique_ptr<SimulatedReward>> rewards;
+};
+
+OtherModels load_other_models(const ModelOptions& base, const std::vector<std::string>& names) {
+  OtherModels o;
+  for (const auto& name : names) {
+    ModelOptions mo = base;
+    mo.model = name;
+    mo.inputs.clear();
+    o.contexts.push_back(load_context(mo));
+    o.rewards.push_back(std::make_unique<SimulatedReward>(*o.contexts.back()->problem));
+  }
+  return o;
+}
+
+// Training progress: a bar on a terminal, else a line every 10 episodes (not when quiet).
+class TrainProgress {
+ public:
+  explicit TrainProgress(int episodes) : episodes_(episodes), bar_("train", static_cast<std::size_t>(std::max(1, episodes))) {}
+  void operator()(const EpisodeLog& e) {
+    char buf[160];
+    int n = std::snprintf(buf, sizeof buf, "best %.3f ms  mean %.3f ms  entropy %.3f", e.best_latency * 1e3,
+                          e.mean_latency * 1e3, e.entropy);
+    if (e.groups > 0) std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  groups %d", e.groups);
+    bar_.update(static_cast<std::size_t>(e.episode), buf);
+    if (plain_ && (e.episode % 10 == 0 || e.episode == episodes_))
+      std::fprintf(stderr, "episode %d/%d: %s\n", e.episode, episodes_, buf);
+  }
+  void finish() { bar_.finish(); }
+
+ private:
+  int episodes_;
+  log::Progress bar_;
+  bool plain_ = !log::progress_enabled() && !log::quiet();
+};
+
 std::string log_csv(const std::vector<EpisodeLog>& log) {
   std::string out = "episode,mean_latency_ms,best_latency_ms,mean_reward,entropy,groups,seconds\n";
   char buf[256];
@@ -149,32 +189,16 @@ void add_train_command(CLI::App& app) {
     apply_features(a.features, cfg.features);
     for (const auto& o : a.overrides) apply_peer_override(cfg, o);
     if (cfg.algo != "placeto" && (!a.also.empty() || !a.policy.empty() || !a.save_policy.empty()))
-      throw Error("", "", "--also, --policy and --save-policy need --algo placeto");
-    std::vector<std::unique_ptr<Context>> others;
-    std::vector<std::unique_ptr<SimulatedReward>> rewards;
-    std::vector<PeerTask> tasks;
-    rewards.push_back(std::make_unique<SimulatedReward>(pb));
-    tasks.push_back({&pb, rewards.back().get()});
-    for (const auto& m : a.also) {
-      ModelOptions mo = a.model;
-      mo.model = m;
-      mo.inputs.clear();
-      others.push_back(load_context(mo));
-      rewards.push_back(std::make_unique<SimulatedReward>(*others.back()->problem));
-      tasks.push_back({others.back()->problem.get(), rewards.back().get()});
-    }
-    log::Progress progress("train", std::max(1, cfg.episodes));
-    const bool plain = !log::progress_enabled() && !log::quiet();
-    auto on_episode = [&](const EpisodeLog& e) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "best %.3f ms  mean %.3f ms  entropy %.3f", e.best_latency * 1e3,
-                    e.mean_latency * 1e3, e.entropy);
-      progress.update(e.episode, buf);
-      if (plain && (e.episode % 10 == 0 || e.episode == cfg.episodes))
-        std::fprintf(stderr, "episode %d/%d: %s\n", e.episode, cfg.episodes, buf);
-    };
+      throw Error("", "", "--also, --policy and --save-policy need --algo hsdag or placeto");
+    SimulatedReward reward(pb);
+    OtherModels others = load_other_models(a.model, a.also);
+    std::vector<PeerTask> tasks{{&pb, &reward}};
+    for (std::size_t i = 0; i < others.contexts.size(); ++i)
+      tasks.push_back({others.contexts[i]->problem.get(), others.rewards[i].get()});
+    TrainProgress progress(cfg.episodes);
+    auto on_episode = [&](const EpisodeLog& e) { progress(e); };
     std::vector<PeerResult> results = cfg.algo == "placeto" ? train_placeto_multi(tasks, cfg, on_episode)
-                                                            : std::vector<PeerResult>{train_peer(pb, *rewards[0], cfg, on_episode)};
+                                                            : std::vector<PeerResult>{train_peer(pb, reward, cfg, on_episode)};
     progress.finish();
     for (std::size_t i = 0; i < results.size(); ++i) {
       const PeerResult& r = results[i];
@@ -230,27 +254,12 @@ void add_train_command(CLI::App& app) {
     Reward& reward = measured ? static_cast<Reward&>(*measured) : simulated;
     // More graphs (--also): one policy trained on all of them, each simulated.
     if (!a->also.empty() && measured) throw Error("", "", "--also trains on the simulator; drop --reward measured");
-    std::vector<std::unique_ptr<Context>> others;
-    std::vector<std::unique_ptr<SimulatedReward>> other_rewards;
+    OtherModels others = load_other_models(a->model, a->also);
     std::vector<HsdagTask> tasks{{&pb, &reward}};
-    for (const auto& m : a->also) {
-      ModelOptions mo = a->model;
-      mo.model = m;
-      mo.inputs.clear();
-      others.push_back(load_context(mo));
-      other_rewards.push_back(std::make_unique<SimulatedReward>(*others.back()->problem));
-      tasks.push_back({others.back()->problem.get(), other_rewards.back().get()});
-    }
-    log::Progress progress("train", std::max(1, cfg.episodes));
-    const bool plain = !log::progress_enabled() && !log::quiet();
-    auto on_episode = [&](const EpisodeLog& e) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "best %.3f ms  mean %.3f ms  entropy %.3f  groups %d", e.best_latency * 1e3,
-                    e.mean_latency * 1e3, e.entropy, e.groups);
-      progress.update(e.episode, buf);
-      if (plain && (e.episode % 10 == 0 || e.episode == cfg.episodes))
-        std::fprintf(stderr, "episode %d/%d: %s\n", e.episode, cfg.episodes, buf);
-    };
+    for (std::size_t i = 0; i < others.contexts.size(); ++i)
+      tasks.push_back({others.contexts[i]->problem.get(), others.rewards[i].get()});
+    TrainProgress progress(cfg.episodes);
+    auto on_episode = [&](const EpisodeLog& e) { progress(e); };
     std::vector<TrainResult> results =
         tasks.size() > 1 ? train_hsdag_multi(tasks, cfg, on_episode)
                          : std::vector<TrainResult>{train_hsdag(pb, reward, cfg, on_episode)};
