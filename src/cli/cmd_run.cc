@@ -186,7 +186,7 @@ void add_run_command(CLI::App& app) {
     }
     if (a->json) std::printf("%s\n", out.dump(2).c_str());
 
-    if (!a->trace.empty() || !a->gantt.empty()) {
+    if (placements.size() == 1) {
       const Schedule measured = ex->timeline();
       if (!a->trace.empty()) write_chrome_trace(a->trace, pb, measured);
       if (!a->gantt.empty()) {
@@ -194,10 +194,8 @@ void add_run_command(CLI::App& app) {
         go.title = g.name() + " on " + c.name + ", measured: " + ms(measured.makespan) + " ms";
         write_file_atomic(a->gantt, gantt_svg(pb, measured, go));
       }
-    }
-    if (placements.size() == 1 && !a->json) {
+      if (a->json) return;
       // Where the time went in the last run, against the simulator.
-      const Schedule measured = ex->timeline();
       const Schedule sim_schedule = sim.run(placements[0]);
       std::printf("  last run, time in ops per worker (measured / simulated ms):");
       for (int w = 0; w < c.num_devices(); ++w)
