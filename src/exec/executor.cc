@@ -137,11 +137,9 @@ struct Executor::Impl {
   std::condition_variable done_cv;
   Clock::time_point t0, t_end;
   bool keep_all = false;                          // profiling: never free slots
-  std::vector<double> op_seconds;                 // profiling: this run's op times
   std::vector<OpSpan> op_spans;                   // this run's timeline, from t0 (each op written once)
   std::vector<TransferSpan> copy_spans;           // per worker, merged after the run
   std::vector<std::vector<TransferSpan>> worker_copies;
-  bool profiling = false;
   std::atomic<int> copies{0};
   std::atomic<std::int64_t> copied_bytes{0};
   bool any_cuda = false;
@@ -486,7 +484,6 @@ struct Executor::Impl {
     op_spans[op] = {seconds_between(t0, start), seconds_between(t0, end), w};
     for (std::size_t k = 0; k < o.outputs.size(); ++k)
       slots[static_cast<std::size_t>(o.outputs[k]) * W + w] = std::move(outs[k]);
-    if (profiling) op_seconds[op] = seconds_between(start, end);
     for (int t : rt_inputs[op]) release(t, w);
     for (int t : o.outputs) {
       arrived(t, w);
@@ -546,7 +543,6 @@ struct Executor::Impl {
     error = nullptr;
     copies = 0;
     copied_bytes = 0;
-    if (profiling) op_seconds.assign(N, 0.0);
     op_spans.assign(N, OpSpan{});
     worker_copies.assign(W, {});
     // Collect the ready ops before pushing any: once pushed, workers decrement pending[].
@@ -607,19 +603,18 @@ struct Executor::Impl {
     Placement p(N, w);
     Profile prof;
     std::vector<std::vector<double>> samples(N);
-    profiling = true;
     keep_all = true;
     try {
       for (int r = 0; r < warmup + runs; ++r) {
         run(p);
         if (r < warmup) continue;
-        for (int op = 0; op < N; ++op) samples[op].push_back(op_seconds[op]);
+        for (int op = 0; op < N; ++op) samples[op].push_back(op_spans[op].end - op_spans[op].start);
       }
     } catch (...) {
-      profiling = keep_all = false;
+      keep_all = false;
       throw;
     }
-    profiling = keep_all = false;
+    keep_all = false;
     prof.op_seconds.assign(N, 0.0);
     for (int op = 0; op < N; ++op) prof.op_seconds[op] = folded[op] ? 0.0 : median(samples[op]);
     prof.copy_seconds.assign(T, -1.0);
