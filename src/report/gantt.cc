@@ -6,22 +6,12 @@
 #include <numeric>
 
 #include "graph/op_costs.h"
+#include "report/plot.h"
 
 namespace devplace {
 
 namespace {
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '\'') o += "&apos;";
-    else o += c;
-  }
-  return o;
-}
 
 // One colour per op class (graph/op_costs.h order).
 const char* class_colour(OpClass c) {
@@ -74,7 +64,7 @@ std::string gantt_svg(const Problem& problem, const Schedule& s, const GanttOpti
   }
   if (!s.feasible) title += " (infeasible: " + s.infeasible_reason + ")";
   std::snprintf(buf, sizeof buf, "<text x='%d' y='20' font-size='14' font-weight='bold'>%s</text>\n", left,
-                esc(title).c_str());
+                xml_escape(title).c_str());
   out += buf;
 
   // Lanes and their labels, with each device's busy share.
@@ -85,7 +75,7 @@ std::string gantt_svg(const Problem& problem, const Schedule& s, const GanttOpti
                   "<text x='%d' y='%.1f' text-anchor='end' font-weight='bold'>%s</text>\n"
                   "<text x='%d' y='%.1f' text-anchor='end' fill='#666'>busy %.0f%%</text>\n",
                   left, lane_top(d), W, o.lane_height, d % 2 ? "#fafafa" : "#f2f2f2", left - 6,
-                  lane_top(d) + o.lane_height * 0.45, esc(problem.cluster().devices[d].name).c_str(), left - 6,
+                  lane_top(d) + o.lane_height * 0.45, xml_escape(problem.cluster().devices[d].name).c_str(), left - 6,
                   lane_top(d) + o.lane_height * 0.8, 100 * busy / end);
     out += buf;
   }
@@ -114,9 +104,9 @@ std::string gantt_svg(const Problem& problem, const Schedule& s, const GanttOpti
       std::snprintf(buf, sizeof buf,
                     "<polygon points='%.2f,%.2f %.2f,%.2f %.2f,%.2f %.2f,%.2f'><title>%s: %s -&gt; %s, %.1f us</title>"
                     "</polygon><line x1='%.2f' y1='%.2f' x2='%.2f' y2='%.2f'/>\n",
-                    x0, ys, x1, ys, x1, yd, x0, yd, esc(tname).c_str(),
-                    esc(problem.cluster().devices[t.src].name).c_str(),
-                    esc(problem.cluster().devices[t.dst].name).c_str(), (t.end - t.start) * 1e6, x0, ys, x1, yd);
+                    x0, ys, x1, ys, x1, yd, x0, yd, xml_escape(tname).c_str(),
+                    xml_escape(problem.cluster().devices[t.src].name).c_str(),
+                    xml_escape(problem.cluster().devices[t.dst].name).c_str(), (t.end - t.start) * 1e6, x0, ys, x1, yd);
       out += buf;
     }
     out += "</g>\n";
@@ -134,7 +124,7 @@ std::string gantt_svg(const Problem& problem, const Schedule& s, const GanttOpti
                   "<rect x='%.2f' y='%.2f' width='%.2f' height='%.2f' fill='%s' stroke='none'><title>%s (%s): "
                   "%.1f us</title></rect>\n",
                   x0, lane_top(span.device) + (o.lane_height - box_h) / 2, w, box_h, class_colour(c),
-                  esc(g.op(i).name).c_str(), esc(g.op(i).type).c_str(), (span.end - span.start) * 1e6);
+                  xml_escape(g.op(i).name).c_str(), xml_escape(g.op(i).type).c_str(), (span.end - span.start) * 1e6);
     out += buf;
   }
 

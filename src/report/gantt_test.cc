@@ -1,4 +1,5 @@
 #include "report/gantt.h"
+#include "report/plot.h"
 
 #include <gtest/gtest.h>
 
@@ -48,6 +49,8 @@ TEST(Gantt, CapsTransfersAndEscapesTitles) {
   o.draw_transfers = false;
   EXPECT_EQ(count(gantt_svg(pb, s, o), "<polygon"), 0);
 }
+
+TEST(Svg, TextIsEscapedForXml) { EXPECT_EQ(xml_escape("a<'&>b"), "a&lt;&apos;&amp;&gt;b"); }
 
 }  // namespace
 }  // namespace devplace

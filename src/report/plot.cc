@@ -11,16 +11,6 @@ namespace {
 
 const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
-std::string esc(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else o += c;
-  }
-  return o;
-}
 
 std::string num(double v) {
   char buf[32];
@@ -53,7 +43,7 @@ void panel(std::string& out, const std::vector<Series>& series, const ChartOptio
   auto py = [&](double v) { return top + tpad + H - (ty(v) - y0) / (y1 - y0) * H; };
   char buf[512];
   std::snprintf(buf, sizeof buf, "<text x='%d' y='%d' font-size='14' font-weight='bold'>%s</text>\n", left, top + 18,
-                esc(o.title).c_str());
+                xml_escape(o.title).c_str());
   out += buf;
   std::snprintf(buf, sizeof buf, "<rect x='%d' y='%d' width='%d' height='%d' fill='none' stroke='#888'/>\n", left,
                 top + tpad, W, H);
@@ -69,11 +59,11 @@ void panel(std::string& out, const std::vector<Series>& series, const ChartOptio
     out += buf;
   }
   std::snprintf(buf, sizeof buf, "<text x='%d' y='%d' font-size='12' text-anchor='middle'>%s</text>\n", left + W / 2,
-                top + h - 10, esc(o.x_label).c_str());
+                top + h - 10, xml_escape(o.x_label).c_str());
   out += buf;
   std::snprintf(buf, sizeof buf,
                 "<text x='15' y='%d' font-size='12' text-anchor='middle' transform='rotate(-90 15 %d)'>%s</text>\n",
-                top + tpad + H / 2, top + tpad + H / 2, esc(o.y_label).c_str());
+                top + tpad + H / 2, top + tpad + H / 2, xml_escape(o.y_label).c_str());
   out += buf;
   for (std::size_t s = 0; s < series.size(); ++s) {
     const auto& se = series[s];
@@ -95,7 +85,7 @@ void panel(std::string& out, const std::vector<Series>& series, const ChartOptio
     std::snprintf(buf, sizeof buf,
                   "<rect x='%d' y='%d' width='12' height='3' fill='%s'/><text x='%d' y='%d' font-size='11'>%s</text>\n",
                   left + W - 170, top + tpad + 10 + 15 * static_cast<int>(s), colour, left + W - 154,
-                  top + tpad + 15 + 15 * static_cast<int>(s), esc(se.name).c_str());
+                  top + tpad + 15 + 15 * static_cast<int>(s), xml_escape(se.name).c_str());
     out += buf;
   }
 }
@@ -123,6 +113,18 @@ std::string two_panel_svg(const std::string& title, const std::string& x_label, 
   panel(out, {top}, a, 0, a.height);
   panel(out, {bottom}, b, a.height, a.height);
   return out + "</svg>\n";
+}
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '<') o += "&lt;";
+    else if (c == '>') o += "&gt;";
+    else if (c == '&') o += "&amp;";
+    else if (c == '\'') o += "&apos;";
+    else o += c;
+  }
+  return o;
 }
 
 }  // namespace devplace
