@@ -3,10 +3,8 @@
 // makespan() of a random placement; `ns_per_op` should stay roughly flat if it scales linearly.
 #include <benchmark/benchmark.h>
 
-#include <random>
-
+#include "random_placements.h"
 #include "place/synthetic.h"
-#include "sim/simulator.h"
 
 namespace devplace {
 
@@ -14,19 +12,7 @@ static void BM_SimulateSynthetic(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   auto sp = make_synthetic_problem({.ops = n, .seed = 1});
   const Problem& pb = *sp->problem;
-  Simulator sim(pb);
-  std::mt19937 rng(1);
-  std::vector<Placement> placements(8, Placement(n));
-  for (auto& p : placements)
-    for (auto& d : p) d = static_cast<int>(rng() % pb.num_devices());
-  std::size_t k = 0;
-  double sum = 0;
-  for (auto _ : state) {
-    sum += sim.makespan(placements[k++ % placements.size()]);
-    benchmark::DoNotOptimize(sum);
-  }
-  state.counters["ns_per_op"] = benchmark::Counter(static_cast<double>(state.iterations()) * n,
-                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  time_makespans(state, pb, random_placements(pb, 8, 1));
 }
 BENCHMARK(BM_SimulateSynthetic)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMillisecond);
 
