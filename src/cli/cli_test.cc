@@ -151,14 +151,27 @@ TEST(Cli, HsdagPolicyTrainsOnTwoModelsAndPlacesAThird) {
   const std::string policy = ::testing::TempDir() + "/cli_hsdag_policy.pt";
   Result t = devplace("train resnet50 --also inception_v3 --episodes 4 --samples 4 --save-policy " + policy);
   ASSERT_EQ(t.status, 0) << t.output;
-  EXPECT_NE(t.output.find("inception_v3 on paper: HSDAG (default preset, trained with resnet50)"), std::string::npos)
+  EXPECT_NE(t.output.find("inception_v3 on paper: HSDAG (default preset, one policy for 2 graphs)"), std::string::npos)
       << t.output;
+  EXPECT_NE(t.output.find("policy (greedy)"), std::string::npos) << t.output;
   Result p = devplace("place bert_base --algo hsdag --policy " + policy);
   ASSERT_EQ(p.status, 0) << p.output;
-  EXPECT_NE(p.output.find("bert_base on paper with hsdag: latency"), std::string::npos) << p.output;
+  EXPECT_NE(p.output.find("bert_base on paper with hsdag (zero-shot policy): latency"), std::string::npos) << p.output;
   expect_one_line_error(devplace("place bert_base --algo hsdag --policy /no/such/policy.pt"), "no such policy file");
   expect_one_line_error(devplace("train resnet50 --also inception_v3 --reward measured --cluster clusters/local2.toml"),
                         "--also trains on the simulator");
+}
+
+// `train --json` names every figure and what it cost, so scripts can read it.
+TEST(Cli, TrainJsonNamesGreedySampledAndPolishedWithTheirEvaluations) {
+  Result r = devplace("train resnet50 --episodes 3 --samples 4 --set refine=20 --json -q");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output.substr(r.output.find('{')));
+  EXPECT_EQ(j["evaluations"], 2 + 3 * 4 + 1);  // references, samples, greedy
+  EXPECT_GT(j["polish_evaluations"].get<int>(), 0);
+  for (const char* k : {"greedy_ms", "best_sampled_ms", "polished_ms"}) EXPECT_GT(j[k].get<double>(), 0) << k;
+  EXPECT_LE(j["polished_ms"].get<double>(), std::min(j["greedy_ms"].get<double>(), j["best_sampled_ms"].get<double>()));
+  EXPECT_TRUE(j.contains("greedy_single_device"));
 }
 
 TEST(Cli, MeasurementCountsAreChecked) {

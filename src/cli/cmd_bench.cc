@@ -12,6 +12,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli/bench_equal_budget.h"
 #include "cli/command_list.h"
 #include "learn/hsdag.h"
 #include "learn/peers.h"
@@ -92,11 +93,11 @@ std::unique_ptr<Placer> bench_placer(const Problem& pb, const std::string& name,
                            : (placeto ? b.placeto_samples : b.peer_samples);
     return make_peer_placer(c);
   }
-  if (name == "hsdag") {
+  if (name == "hsdag" || name == "hsdag+polish") {
     HsdagConfig c = hsdag_preset("default");
     if (hsdag_episodes > 0) c.episodes = hsdag_episodes;
-    if (hsdag_refine >= 0) c.refine_evals = hsdag_refine;
-    return make_hsdag_placer(c);
+    c.refine_evals = name == "hsdag" ? 0 : hsdag_refine >= 0 ? hsdag_refine : c.refine_evals;
+    return make_hsdag_placer(c, name, name == "hsdag" ? TrainedPick::policy : TrainedPick::polished);
   }
   return make_any_placer(pb, resolve_name(pb, name));
 }
@@ -173,7 +174,7 @@ struct BestPlacement {
 };
 
 const std::vector<std::string> kMethods = {"cpu-only", "gpu-only", "hetero", "placeto", "rnn", "hierarchical", "heft",
-                                           "m-topo", "m-etf", "m-sct", "metis", "local-search", "hsdag"};
+                                           "m-topo", "m-etf", "m-sct", "metis", "local-search", "hsdag", "hsdag+polish"};
 
 // The paper cluster's grid is kept for the section that sets it beside the paper's own figures.
 void main_tables(Report& rep, const std::vector<std::string>& models, const std::vector<std::string>& presets,
@@ -322,7 +323,7 @@ void ablation_table(Report& rep, const std::vector<std::string>& models, const B
         auto t0 = Clock::now();
         try {
           TrainResult r = train_hsdag(pb, reward, c);
-          if (std::isfinite(r.policy_latency)) sum += r.policy_latency, best = std::min(best, r.policy_latency), ++ok;
+          if (std::isfinite(r.greedy_latency)) sum += r.greedy_latency, best = std::min(best, r.greedy_latency), ++ok;
         } catch (const std::exception& e) {
           log::warn("bench-ablation", std::string("ablation run failed: ") + e.what());
         }
@@ -589,7 +590,9 @@ void scale_section(Report& rep, const Budgets& b, std::uint64_t seed) {
 
 void add_bench_command(CLI::App& app) {
   struct Args {
-    bool quick = false, scale_only = false;
+    bool quick = false, scale_only = false, equal_budget = false;
+    std::vector<std::int64_t> budgets;
+    std::vector<std::uint64_t> seeds;
     std::string out = "docs";
     std::vector<std::string> models, presets;
     std::uint64_t seed = 1;
@@ -600,11 +603,24 @@ void add_bench_command(CLI::App& app) {
                "cost graphs, Gantt charts and a scale test; writes OUT/results.md, OUT/results.csv and OUT/img/*.svg");
   cmd->add_flag("--quick", a->quick, "Small budgets (a smoke test: under 5 minutes on 2 cores)");
   cmd->add_flag("--scale", a->scale_only, "Only the scale test on synthetic DAGs");
+  cmd->add_flag("--equal-budget", a->equal_budget,
+                "Only HSDAG against its controls at equal evaluation budgets: OUT/equal-budget.md (about 40 minutes)");
+  cmd->add_option("--budgets", a->budgets, "--equal-budget: evaluation budgets (default 500,2000,32000)")->delimiter(',');
+  cmd->add_option("--seeds", a->seeds, "--equal-budget: seeds (default 1,2,3,4,5)")->delimiter(',');
   cmd->add_option("--out", a->out, "Output folder (default: docs)");
   cmd->add_option("--models", a->models, "Bundled models (default: resnet50,inception_v3,bert_base)")->delimiter(',');
   cmd->add_option("--presets", a->presets, "Cluster presets (default: paper,server,nvlink4)")->delimiter(',');
   cmd->add_option("--seed", a->seed, "Seed of every placer and of the synthetic graphs (default 1)");
   cmd->callback([a] {
+    if (a->equal_budget) {
+      EqualBudgetOptions o;
+      o.out = a->out;
+      if (!a->models.empty()) o.models = a->models;
+      if (!a->budgets.empty()) o.budgets = a->budgets;
+      if (!a->seeds.empty()) o.seeds = a->seeds;
+      std::filesystem::create_directories(o.out);
+      return run_equal_budget(o);
+    }
     const auto t0 = Clock::now();
     const Budgets b = make_budgets(a->quick);
     if (a->models.empty()) a->models = {"resnet50", "inception_v3", "bert_base"};

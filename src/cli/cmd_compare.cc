@@ -34,7 +34,7 @@ void add_compare_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("compare", "Run every placer on one model and cluster; one row per placer");
   add_model_options(*cmd, a->model);
-  cmd->add_option("--algos", a->algos, "Comma-separated algorithms (default: single devices, the classical set and hsdag)");
+  cmd->add_option("--algos", a->algos, "Comma-separated algorithms (default: single devices, the classical set, hsdag and hsdag+polish)");
   add_search_options(*cmd, a->search);
   cmd->add_flag("--json", a->json, "Print JSON");
   cmd->add_flag("--csv", a->csv, "Print CSV");
@@ -45,6 +45,7 @@ void add_compare_command(CLI::App& app) {
     if (algos.empty()) {
       algos = default_algorithms(pb);
       algos.push_back("hsdag");
+      algos.push_back("hsdag+polish");
     }
     Comparison cmp = compare_placers(pb, algos, place_options(a->search), make_any_placer);
     auto speedup = [](double ref, double v) { return std::isfinite(v) && v > 0 && ref > 0 ? ref / v : 0.0; };

@@ -44,7 +44,8 @@ void add_place_command(CLI::App& app) {
   cmd->add_option("--algo,-a", a->algo, "Algorithm: " + [] {
     std::string s;
     for (auto& n : placer_names()) s += n + ", ";
-    return s + "hsdag, hsdag-paper, <device>-only (default local-search)";
+    return s + "hsdag (the policy's own placement; --budget N sets its episodes), hsdag-sampled (the best it sampled), "
+               "hsdag+polish, hsdag-paper, rnn, hierarchical, placeto, <device>-only (default local-search)";
   }());
   add_search_options(*cmd, a->search);
   cmd->add_option("--policy", a->policy, "Place zero-shot with a trained policy (devplace train --save-policy): HSDAG's with --algo hsdag, else Placeto's");

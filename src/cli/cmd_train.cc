@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/command_list.h"
+#include "cli/training_output.h"
 #include "exec/measure.h"
 #include "io/placement_io.h"
 #include "learn/hsdag.h"
@@ -20,8 +21,17 @@
 namespace devplace::cli {
 
 std::unique_ptr<Placer> make_any_placer(const Problem& problem, const std::string& name) {
-  if (name == "hsdag") return make_hsdag_placer(hsdag_preset("default"));
-  if (name == "hsdag-paper") return make_hsdag_placer(hsdag_preset("paper"));
+  // HSDAG's rows: the policy's own placement; the best it sampled; and, beyond the method, that
+  // polished by annealing. Each trains on its own, so each row's time is its whole cost.
+  if (name == "hsdag" || name == "hsdag-sampled" || name == "hsdag+polish") {
+    HsdagConfig c = hsdag_preset("default");
+    if (name != "hsdag+polish") c.refine_evals = 0;
+    const TrainedPick pick = name == "hsdag" ? TrainedPick::policy
+                             : name == "hsdag-sampled" ? TrainedPick::sampled
+                                                       : TrainedPick::polished;
+    return make_hsdag_placer(c, name, pick);
+  }
+  if (name == "hsdag-paper") return make_hsdag_placer(hsdag_preset("paper"), name);
   if (name == "rnn" || name == "hierarchical" || name == "placeto") {
     PeerConfig c;
     c.algo = name;
@@ -39,8 +49,9 @@ std::unique_ptr<Placer> make_any_placer(const Problem& problem, const std::strin
     if (algo == "hsdag") {
       HsdagConfig c = hsdag_preset("default");
       c.episodes = episodes, c.init_policy = rest;
-      c.refine_evals = 0;  // the policy's own answer, as Placeto's
-      return make_hsdag_placer(c);
+      c.refine_evals = 0;  // the policy's own answer, as Placeto's, never clamped to a single device
+      return make_hsdag_placer(c, episodes > 0 ? "hsdag (fine-tuned " + std::to_string(episodes) + " episodes)"
+                                                : "hsdag (zero-shot policy)");
     }
     PeerConfig c;
     c.algo = "placeto";
@@ -100,8 +111,8 @@ class TrainProgress {
   explicit TrainProgress(int episodes) : episodes_(episodes), bar_("train", static_cast<std::size_t>(std::max(1, episodes))) {}
   void operator()(const EpisodeLog& e) {
     char buf[160];
-    int n = std::snprintf(buf, sizeof buf, "best %.3f ms  mean %.3f ms  entropy %.3f", e.best_latency * 1e3,
-                          e.mean_latency * 1e3, e.entropy);
+    int n = std::snprintf(buf, sizeof buf, "mean %.3f ms  best sampled %.3f ms  entropy %.3f", e.mean_latency * 1e3,
+                          e.best_latency * 1e3, e.entropy);
     if (e.groups > 0) std::snprintf(buf + n, sizeof buf - static_cast<std::size_t>(n), "  groups %d", e.groups);
     bar_.update(static_cast<std::size_t>(e.episode), buf);
     if (plain_ && (e.episode % 10 == 0 || e.episode == episodes_))
@@ -115,17 +126,6 @@ class TrainProgress {
   bool plain_ = !log::progress_enabled() && !log::quiet();
 };
 
-std::string log_csv(const std::vector<EpisodeLog>& log) {
-  std::string out = "episode,mean_latency_ms,best_latency_ms,mean_reward,entropy,groups,seconds\n";
-  char buf[256];
-  for (const auto& e : log) {
-    std::snprintf(buf, sizeof buf, "%d,%.6f,%.6f,%.6f,%.6f,%d,%.4f\n", e.episode, e.mean_latency * 1e3,
-                  e.best_latency * 1e3, e.mean_reward, e.entropy, e.groups, e.seconds);
-    out += buf;
-  }
-  return out;
-}
-
 }  // namespace
 
 void add_train_command(CLI::App& app) {
@@ -137,8 +137,9 @@ void add_train_command(CLI::App& app) {
     std::uint64_t seed = 1;
     bool resume = false;
     int stop_after = 0;
-    std::string reward = "simulated";
+    std::string reward = "simulated", objective = "sim";
     int runs = 3, warmup = 1, confirm = 10;
+    bool json = false;
     ExecArgs exec;
   };
   auto a = std::make_shared<Args>();
@@ -168,10 +169,16 @@ void add_train_command(CLI::App& app) {
                   "--reward measured: re-measure the 5 best placements this many times each, in rounds, and keep the "
                   "best median (default 10; 0 = off)")
       ->check(CLI::Range(0, 1000000));
+  cmd->add_option("--objective", a->objective,
+                  "Latency model the reward uses: sim (our event simulator, default) or tarnawski (their model: "
+                  "contiguous accelerator sets, colour classes; infeasible samples are ranked by how far they are)")
+      ->check(CLI::IsMember({"sim", "tarnawski"}));
   add_exec_options(*cmd, a->exec);
   cmd->add_option("-o,--output", a->out, "Placement file to write");
   cmd->add_option("--log", a->log, "Training log (CSV)");
-  cmd->add_option("--plot", a->plot, "Plot of reward and best latency over episodes (SVG)");
+  cmd->add_option("--plot", a->plot, "Plot of mean and best sampled latency over episodes (SVG)");
+  cmd->add_flag("--json", a->json,
+                "Print the result as one JSON line per graph (greedy_ms, best_sampled_ms, polished_ms, evaluations, ...)");
   // The learned peers (rnn, hierarchical, placeto): same flags, same outputs.
   auto train_peer_command = [](const Args& a) {
     auto ctx = load_context(a.model);
@@ -190,7 +197,9 @@ void add_train_command(CLI::App& app) {
     for (const auto& o : a.overrides) apply_peer_override(cfg, o);
     if (cfg.algo != "placeto" && (!a.also.empty() || !a.policy.empty() || !a.save_policy.empty()))
       throw Error("", "", "--also, --policy and --save-policy need --algo hsdag or placeto");
-    SimulatedReward reward(pb);
+    if (a.objective == "tarnawski" && !a.also.empty()) throw Error("", "", "--objective tarnawski: drop --also");
+    std::unique_ptr<Reward> own = make_reward(pb, a.objective == "tarnawski" ? Objective::tarnawski : Objective::simulator);
+    Reward& reward = *own;
     OtherModels others = load_other_models(a.model, a.also);
     std::vector<PeerTask> tasks{{&pb, &reward}};
     for (std::size_t i = 0; i < others.contexts.size(); ++i)
@@ -203,10 +212,15 @@ void add_train_command(CLI::App& app) {
     for (std::size_t i = 0; i < results.size(); ++i) {
       const PeerResult& r = results[i];
       const Problem& p = *tasks[i].problem;
-      std::printf("%s on %s: %s best %s ms (greedy policy %s ms) after %d episodes x %d samples in %.1f s; %d ops -> "
-                  "%d decision units\n",
-                  p.graph().name().c_str(), p.cluster().name.c_str(), cfg.algo.c_str(), ms(r.best_latency).c_str(),
-                  ms(r.greedy_latency).c_str(), r.episodes, cfg.samples, r.seconds, p.num_ops(), r.coarse_nodes);
+      if (a.json) {
+        std::printf("%s\n", result_json(p.graph().name(), p.cluster().name, cfg.algo, r, cfg.samples).c_str());
+        continue;
+      }
+      char what[512];
+      std::snprintf(what, sizeof what, "%s on %s: %s, %d episodes x %d samples in %.1f s; %d ops -> %d decision units",
+                    p.graph().name().c_str(), p.cluster().name.c_str(), cfg.algo.c_str(), r.episodes, cfg.samples,
+                    r.seconds, p.num_ops(), r.coarse_nodes);
+      print_result(what, r);
     }
     if (!a.save_policy.empty()) std::printf("wrote policy %s\n", a.save_policy.c_str());
     const PeerResult& r = results[0];
@@ -215,15 +229,8 @@ void add_train_command(CLI::App& app) {
       std::printf("wrote %s\n", a.out.c_str());
     }
     if (!a.log.empty()) write_file_atomic(a.log, log_csv(r.log));
-    if (!a.plot.empty()) {
-      Series reward_s{"mean reward", {}, {}}, best_s{"best latency (ms)", {}, {}};
-      for (const auto& e : r.log) {
-        reward_s.x.push_back(e.episode), reward_s.y.push_back(e.mean_reward);
-        best_s.x.push_back(e.episode), best_s.y.push_back(e.best_latency * 1e3);
-      }
-      write_file_atomic(a.plot, two_panel_svg(cfg.algo + " training: " + pb.graph().name() + " on " + pb.cluster().name,
-                                              "episode", reward_s, best_s));
-    }
+    if (!a.plot.empty())
+      write_file_atomic(a.plot, training_svg(cfg.algo + " training: " + pb.graph().name() + " on " + pb.cluster().name, r.log));
   };
   cmd->callback([a, train_peer_command] {
     if (a->resume && a->checkpoint.empty()) throw Error("", "", "--resume needs --checkpoint DIR");
@@ -244,14 +251,17 @@ void add_train_command(CLI::App& app) {
     // Refinement is thousands of evaluations: cheap simulated, minutes measured. Off unless asked.
     if (a->reward == "measured") cfg.refine_evals = 0;
     for (const auto& o : a->overrides) apply_hsdag_override(cfg, o);
-    SimulatedReward simulated(pb);
+    if (a->objective == "tarnawski" && (a->reward == "measured" || !a->also.empty()))
+      throw Error("", "", "--objective tarnawski trains on their latency model: drop --reward measured and --also");
+    std::unique_ptr<Reward> simulated =
+        make_reward(pb, a->objective == "tarnawski" ? Objective::tarnawski : Objective::simulator);
     std::unique_ptr<Executor> executor;
     std::unique_ptr<MeasuredReward> measured;
     if (a->reward == "measured") {
       executor = make_executor(*ctx, a->exec);
       measured = std::make_unique<MeasuredReward>(*executor, MeasureOptions{a->warmup, a->runs, 5});
     }
-    Reward& reward = measured ? static_cast<Reward&>(*measured) : simulated;
+    Reward& reward = measured ? static_cast<Reward&>(*measured) : *simulated;
     // More graphs (--also): one policy trained on all of them, each simulated.
     if (!a->also.empty() && measured) throw Error("", "", "--also trains on the simulator; drop --reward measured");
     OtherModels others = load_other_models(a->model, a->also);
@@ -264,16 +274,22 @@ void add_train_command(CLI::App& app) {
         tasks.size() > 1 ? train_hsdag_multi(tasks, cfg, on_episode)
                          : std::vector<TrainResult>{train_hsdag(pb, reward, cfg, on_episode)};
     progress.finish();
-    for (std::size_t i = 1; i < results.size(); ++i)
-      std::printf("%s on %s: HSDAG (%s preset, trained with %s) best %s ms (final policy %s ms)\n",
-                  tasks[i].problem->graph().name().c_str(), pb.cluster().name.c_str(), a->preset.c_str(),
-                  pb.graph().name().c_str(), ms(results[i].best_latency).c_str(), ms(results[i].greedy_latency).c_str());
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const Problem& p = *tasks[i].problem;
+      const TrainResult& ri = results[i];
+      if (a->json) {
+        std::printf("%s\n", result_json(p.graph().name(), p.cluster().name, "hsdag-" + a->preset, ri, cfg.samples).c_str());
+        continue;
+      }
+      char what[512];
+      std::snprintf(what, sizeof what, "%s on %s: HSDAG (%s preset%s), %d episodes x %d samples in %.1f s; %d ops -> %d coarse "
+                    "nodes -> %d groups",
+                    p.graph().name().c_str(), p.cluster().name.c_str(), a->preset.c_str(),
+                    results.size() > 1 ? (", one policy for " + std::to_string(results.size()) + " graphs").c_str() : "",
+                    ri.episodes, cfg.samples, ri.seconds, p.num_ops(), ri.coarse_nodes, ri.groups);
+      print_result(what, ri);
+    }
     TrainResult& r = results[0];
-    std::printf("%s on %s: HSDAG (%s preset) best %s ms (policy alone %s ms) after %d episodes x %d samples in "
-                "%.1f s; %d ops -> %d coarse nodes -> %d groups\n",
-                pb.graph().name().c_str(), pb.cluster().name.c_str(), a->preset.c_str(), ms(r.best_latency).c_str(),
-                ms(r.policy_latency).c_str(), r.episodes, cfg.samples, r.seconds, pb.num_ops(), r.coarse_nodes,
-                r.groups);
     if (measured)
       std::printf("measured reward: %lld placements run (%d warm-up + %d timed runs each) in %.1f s\n",
                   measured->evaluations(), a->warmup, a->runs, measured->seconds_measuring());
@@ -301,15 +317,8 @@ void add_train_command(CLI::App& app) {
       std::printf("wrote %s\n", a->out.c_str());
     }
     if (!a->log.empty()) write_file_atomic(a->log, log_csv(r.log));
-    if (!a->plot.empty()) {
-      Series reward_s{"mean reward", {}, {}}, best_s{"best latency (ms)", {}, {}};
-      for (const auto& e : r.log) {
-        reward_s.x.push_back(e.episode), reward_s.y.push_back(e.mean_reward);
-        best_s.x.push_back(e.episode), best_s.y.push_back(e.best_latency * 1e3);
-      }
-      write_file_atomic(a->plot, two_panel_svg("HSDAG training: " + pb.graph().name() + " on " + pb.cluster().name,
-                                               "episode", reward_s, best_s));
-    }
+    if (!a->plot.empty())
+      write_file_atomic(a->plot, training_svg("HSDAG training: " + pb.graph().name() + " on " + pb.cluster().name, r.log));
     if (!a->save_policy.empty()) std::printf("wrote policy %s\n", a->save_policy.c_str());
   });
 }

@@ -22,12 +22,12 @@ inline void save_archive_atomically(torch::serialize::OutputArchive& ar, const s
   std::filesystem::rename(tmp, path);
 }
 
-// A training log as doubles, 7 per episode, and back.
+// A training log as doubles, 8 per episode, and back.
 inline torch::Tensor episode_log_tensor(const std::vector<EpisodeLog>& log) {
   std::vector<double> v;
   for (const auto& e : log)
     v.insert(v.end(), {double(e.episode), e.mean_latency, e.best_latency, e.mean_reward, e.entropy, e.seconds,
-                       double(e.groups)});
+                       double(e.groups), e.feasible_share});
   return torch::tensor(v, torch::kDouble);
 }
 
@@ -35,8 +35,12 @@ inline std::vector<EpisodeLog> episode_log_from(const torch::Tensor& t) {
   const torch::Tensor c = t.contiguous();
   const double* l = c.data_ptr<double>();
   std::vector<EpisodeLog> log;
-  for (int64_t i = 0; i + 7 <= c.numel(); i += 7)
-    log.push_back({int(l[i]), l[i + 1], l[i + 2], l[i + 3], l[i + 4], l[i + 5], int(l[i + 6])});
+  for (int64_t i = 0; i + 8 <= c.numel(); i += 8) {
+    EpisodeLog e;
+    e.episode = int(l[i]), e.mean_latency = l[i + 1], e.best_latency = l[i + 2], e.mean_reward = l[i + 3];
+    e.entropy = l[i + 4], e.seconds = l[i + 5], e.groups = int(l[i + 6]), e.feasible_share = l[i + 7];
+    log.push_back(e);
+  }
   return log;
 }
 

@@ -1,7 +1,8 @@
 // HSDAG (Duan et al., NeurIPS 2024): a structure-aware learned placer. The graph is coarsened,
 // each coarse node gets features, a GCN embeds them, graph-parsing pooling splits the graph
-// into a learned number of groups, and a policy picks a device per group; REINFORCE with a
-// moving-average baseline and an entropy bonus trains it end to end on a Reward.
+// into a learned number of groups, and a policy picks a device per group; a policy gradient
+// (policy_gradient.h: batch-centred advantages, clipped steps, a decaying entropy bonus) trains
+// it end to end on a Reward.
 // This header is LibTorch-free; the network lives in hsdag_net.h (learn/ only).
 #pragma once
 
@@ -13,6 +14,7 @@
 
 #include "learn/coarsen.h"
 #include "learn/features.h"
+#include "learn/policy_gradient.h"
 #include "learn/reward.h"
 #include "place/placer.h"
 
@@ -37,8 +39,7 @@ struct HsdagConfig {
   double lr = 1e-3;
   int episodes = 25;
   int samples = 20;             // placements sampled per episode
-  double entropy_weight = 0.01;
-  double baseline_decay = 0.9;  // moving average of the reward
+  PolicyGradientOptions pg;     // advantages, clipped steps, entropy schedule
   std::string reward = "speedup";  // speedup (reference latency / latency) or inverse (1 ms / latency)
   double overflow_penalty = 1.0;   // reward minus this times (overflow / total weight bytes)
   std::uint64_t seed = 1;
@@ -67,19 +68,40 @@ void apply_hsdag_override(HsdagConfig& config, const std::string& assignment);
 struct EpisodeLog {
   int episode = 0;
   double mean_latency = 0, best_latency = 0, mean_reward = 0, entropy = 0, seconds = 0;
+  double feasible_share = 1;  // of this episode's samples
   int groups = 0;
 };
 
+// What a learner produced, each placement under its own name and with what it cost: latencies
+// are seconds as the reward measured them (+inf when none / infeasible).
 struct TrainResult {
-  Placement best;               // per op
-  double best_latency = 0;      // seconds, as the reward measured it (after refinement)
-  double policy_latency = 0;    // best of the sampled and greedy placements, before refinement
-  double greedy_latency = 0;    // the trained policy's own (most likely) placement
+  // The trained policy's own answer: the most likely device of every decision unit.
+  Placement greedy;
+  double greedy_latency = 0;
+  // The best feasible placement the policy sampled during training (empty / +inf if none).
+  Placement sampled;
+  double sampled_latency = 0;
+  // Beyond the method: the better of the two above polished by annealing (refine_evals > 0);
+  // empty / +inf when the polish is off.
+  Placement polished;
+  double polished_latency = 0;
+  long long evaluations = 0;         // reward evaluations of training (references, samples, greedy)
+  long long polish_evaluations = 0;  // more for the polish
+  // The best of the three (what `train -o` writes), never reported under the policy's name.
+  Placement best;
+  double best_latency = 0;
   int episodes = 0;             // episodes completed in total (including resumed ones)
   int coarse_nodes = 0;
   int groups = 0;               // groups of the final policy
   double seconds = 0;           // wall time of this run
   std::vector<EpisodeLog> log;
+};
+
+// Which placement of a TrainResult a placer returns: each is its own row in a comparison.
+enum class TrainedPick {
+  policy,    // the trained policy's greedy placement (TrainResult::greedy)
+  sampled,   // the best placement sampled in training (TrainResult::sampled; greedy if none)
+  polished   // the polish of the better of the two (TrainResult::polished)
 };
 
 // Trains on `reward` and returns the best placement seen. `on_episode` (optional) is called
@@ -101,6 +123,8 @@ std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, 
 // The number of groups the untrained / trained pooling produces (for tests and reports).
 int hsdag_group_count(const Problem& problem, const HsdagConfig& config);
 
-std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config);
+// `name` names the placer's row; `pick` says which of its placements it returns.
+std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config, std::string name = "hsdag",
+                                          TrainedPick pick = TrainedPick::policy);
 
 }  // namespace devplace

@@ -13,6 +13,7 @@ HsdagConfig hsdag_preset(const std::string& name) {
     // layer, dropout 0.2, lr 1e-3, 25 episodes x 20 samples, reward 1 / latency.
     c.hidden = 128, c.gcn_layers = 2, c.pool_gcn_layers = 1, c.pool_levels = 1, c.dropout = 0.2, c.lr = 1e-3;
     c.episodes = 25, c.samples = 20, c.reward = "inverse";
+    c.pg.update_epochs = 1, c.pg.entropy_start = c.pg.entropy_end = 0.01;  // plain REINFORCE
     c.edge_threshold = 0;  // Graph Parsing Networks: every node's dominant edge merges
     return c;
   }
@@ -20,10 +21,13 @@ HsdagConfig hsdag_preset(const std::string& name) {
     // Ours, chosen by measurement (docs/hsdag.md): finer coarsening (chains only), pooling
     // that merges mutually dominant edges (so it cannot collapse a chain), cost features,
     // more and larger episodes with a stronger entropy bonus, and a short annealing polish.
-    c.hidden = 64, c.gcn_layers = 2, c.pool_gcn_layers = 1, c.pool_levels = 1, c.dropout = 0.0, c.lr = 3e-3;
+    c.hidden = 64, c.gcn_layers = 2, c.pool_gcn_layers = 1, c.pool_levels = 1, c.dropout = 0.0, c.lr = 1e-3;
     c.mutual_dominance = true;
     c.coarsen.chains_only = true;
-    c.episodes = 1000, c.samples = 32, c.reward = "speedup", c.entropy_weight = 0.05;
+    c.episodes = 1000, c.samples = 32, c.reward = "speedup";
+    c.pg.entropy_start = 0.1, c.pg.entropy_end = 0.0, c.pg.entropy_decay_share = 0.6, c.pg.update_epochs = 8;
+    c.pg.lr_end_share = 0.1, c.pg.settled_entropy = 1e-3, c.pg.patience = 20;
+    c.coarsen.merge_single_predecessor = false;
     c.features.cost = true;
     c.refine_evals = 5000;
     return c;
@@ -59,8 +63,16 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
   else if (key == "lr") c.lr = num();
   else if (key == "episodes") c.episodes = static_cast<int>(num());
   else if (key == "samples") c.samples = static_cast<int>(num());
-  else if (key == "entropy") c.entropy_weight = num();
-  else if (key == "baseline_decay") c.baseline_decay = num();
+  else if (key == "entropy") c.pg.entropy_start = num();
+  else if (key == "entropy_end") c.pg.entropy_end = num();
+  else if (key == "entropy_decay") c.pg.entropy_decay_share = num();
+  else if (key == "lr_end") c.pg.lr_end_share = num();
+  else if (key == "settled") c.pg.settled_entropy = num();
+  else if (key == "patience") c.pg.patience = static_cast<int>(num());
+  else if (key == "epochs") c.pg.update_epochs = static_cast<int>(num());
+  else if (key == "clip") c.pg.clip = num();
+  else if (key == "kl") c.pg.target_kl = num();
+  else if (key == "floor") c.pg.advantage_floor = num();
   else if (key == "overflow_penalty") c.overflow_penalty = num();
   else if (key == "reward") c.reward = value;
   else if (key == "merge") c.coarsen.merge_single_predecessor = flag();
@@ -72,7 +84,7 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
   else
     throw Error("", "", "--set: unknown key '" + key +
                             "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
-                            "entropy, baseline_decay, overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine)");
+                            "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine)");
 }
 
 }  // namespace devplace

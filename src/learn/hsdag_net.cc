@@ -69,7 +69,8 @@ int find(std::vector<int>& parent, int x) {
 
 }  // namespace
 
-NetOutput HsdagNetImpl::forward(const torch::Tensor& x, const GraphTensors& graph) {
+NetOutput HsdagNetImpl::forward(const torch::Tensor& x, const GraphTensors& graph, const Parse* parse) {
+  NetOutput out;
   auto drop = [&](const torch::Tensor& t) { return torch::dropout(t, dropout_, is_training()); };
   torch::Tensor h = torch::relu(in2_->forward(torch::relu(in1_->forward(x))));
   for (auto& layer : *gcn_) h = drop(torch::relu(layer->as<torch::nn::Linear>()->forward(propagate(h, graph)))) + h;
@@ -104,11 +105,17 @@ NetOutput HsdagNetImpl::forward(const torch::Tensor& x, const GraphTensors& grap
       }
     std::vector<int> cluster(n, -1);
     int clusters = 0;
-    for (int v = 0; v < n; ++v) {
-      int r = find(parent, v);
-      if (cluster[r] < 0) cluster[r] = clusters++;
-      cluster[v] = cluster[r];
+    if (parse && lv < static_cast<int>(parse->size()) && static_cast<int>((*parse)[lv].size()) == n) {
+      cluster = (*parse)[lv];
+      for (int c : cluster) clusters = std::max(clusters, c + 1);
+    } else {
+      for (int v = 0; v < n; ++v) {
+        int r = find(parent, v);
+        if (cluster[r] < 0) cluster[r] = clusters++;
+        cluster[v] = cluster[r];
+      }
     }
+    out.parse.push_back(cluster);
     // Pooled embedding: members weighted by their dominant edge's score (the path by which
     // the score MLP receives gradient), averaged per group.
     std::vector<int64_t> dom_index(n), cl(n);
@@ -131,7 +138,6 @@ NetOutput HsdagNetImpl::forward(const torch::Tensor& x, const GraphTensors& grap
       h = drop(torch::relu(pool_gcn_[pool_layer]->as<torch::nn::Linear>()->forward(propagate(h, level)))) + h;
     for (auto& gnode : group_of_node) gnode = cluster[gnode];
   }
-  NetOutput out;
   out.groups = level.nodes;
   out.logits = pol2_->forward(torch::relu(pol1_->forward(h)));
   if (node_policy_) {

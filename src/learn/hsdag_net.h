@@ -18,17 +18,23 @@ struct GraphTensors {
   static GraphTensors build(int nodes, std::vector<std::pair<int, int>> edges);
 };
 
+// The pooling's grouping: per parsing level, the cluster of every node of that level.
+using Parse = std::vector<std::vector<int>>;
+
 struct NetOutput {
   torch::Tensor logits;              // [decision units, devices]
   std::vector<int> unit_of_node;     // coarse node -> decision unit (its group, or itself)
   int groups = 0;                    // groups the pooling made
+  Parse parse;                       // how it grouped (pass back to forward to keep it)
 };
 
 class HsdagNetImpl : public torch::nn::Module {
  public:
   HsdagNetImpl(int features, int hidden, int devices, int gcn_layers, int pool_gcn_layers, int pool_levels,
                double edge_threshold, double dropout, bool node_policy, bool mutual);
-  NetOutput forward(const torch::Tensor& x, const GraphTensors& graph);
+  // With `parse` (from an earlier forward on the same graph) the grouping is kept as it was,
+  // so that several update steps on one batch score the same decision units it was sampled in.
+  NetOutput forward(const torch::Tensor& x, const GraphTensors& graph, const Parse* parse = nullptr);
 
  private:
   torch::Tensor propagate(const torch::Tensor& h, const GraphTensors& g);

@@ -1,5 +1,5 @@
-// HSDAG training: REINFORCE over sampled placements with a moving-average baseline, an
-// entropy bonus and Adam; checkpoints (atomic) and resume; the placer wrapper.
+// HSDAG training: a clipped policy gradient (policy_gradient.h, ppo.h) over sampled
+// placements with Adam; checkpoints (atomic) and resume; the placer wrapper.
 #include <torch/torch.h>
 
 #include <chrono>
@@ -11,6 +11,7 @@
 #include "learn/hsdag.h"
 #include "learn/archive_io.h"
 #include "learn/hsdag_net.h"
+#include "learn/ppo.h"
 #include "learn/training_placer.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -51,14 +52,17 @@ void check_config(const HsdagConfig& c) {
   if (!(c.lr > 0)) throw Error("", "", "HSDAG: learning rate must be positive");
   if (c.reward != "speedup" && c.reward != "inverse")
     throw Error("", "", "HSDAG: reward must be 'speedup' or 'inverse', not '" + c.reward + "'");
+  if (c.pg.update_epochs < 1 || !(c.pg.advantage_floor > 0) || !(c.pg.clip > 0))
+    throw Error("", "", "HSDAG: epochs must be at least 1, floor and clip positive");
 }
 
-// What training keeps per graph: the reward's moving baseline and the best placement seen.
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// What training keeps per graph: the best placement sampled and the evaluations spent.
 struct TaskState {
-  double baseline = 0;
-  bool baseline_set = false;
   double best_latency = std::numeric_limits<double>::infinity();
   Placement best;
+  long long evaluations = 0;
 };
 
 // Everything needed to continue training exactly where it stopped (one graph).
@@ -89,8 +93,7 @@ void save_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& 
   ar.write("optimizer", opt_ar);
   ar.write("shape", torch::tensor({static_cast<int64_t>(p.features.rows), static_cast<int64_t>(p.features.cols)}));
   ar.write("episode", torch::tensor(static_cast<int64_t>(st.episode)));
-  ar.write("baseline",
-           torch::tensor({st.task.baseline, st.task.baseline_set ? 1.0 : 0.0, st.task.best_latency}, torch::kDouble));
+  ar.write("sampled", torch::tensor({st.task.best_latency, static_cast<double>(st.task.evaluations)}, torch::kDouble));
   std::vector<int64_t> best(st.task.best.begin(), st.task.best.end());
   ar.write("best", torch::tensor(best, torch::kLong));
   std::ostringstream rng;
@@ -124,10 +127,9 @@ bool load_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& 
     opt.load(opt_ar);
     read("episode");
     st.episode = static_cast<int>(t.item<int64_t>());
-    read("baseline");
-    st.task.baseline = t[0].item<double>();
-    st.task.baseline_set = t[1].item<double>() > 0;
-    st.task.best_latency = t[2].item<double>();
+    read("sampled");
+    st.task.best_latency = t[0].item<double>();
+    st.task.evaluations = static_cast<long long>(t[1].item<double>());
     read("best");
     st.task.best.assign(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
     read("rng");
@@ -144,28 +146,23 @@ bool load_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& 
   return true;
 }
 
-double reward_of(const Evaluation& e, double reference, const HsdagConfig& c, double weight_bytes) {
-  if (!std::isfinite(e.latency) || e.latency <= 0) return 0;
-  double r = c.reward == "speedup" ? reference / e.latency : 1e-3 / e.latency;
-  // Infeasible placements lose in proportion to how far over memory they are.
-  if (!e.feasible) r -= c.overflow_penalty * (1.0 + static_cast<double>(e.overflow_bytes) / std::max(1.0, weight_bytes));
-  return r;
-}
-
 // Polishes a placement by simulated annealing under the same reward (beyond the paper; off in
 // the paper preset). Infeasible placements score +inf so the polish never trades feasibility.
-void refine(const Problem& problem, Reward& reward, int budget, std::uint64_t seed, Placement& best,
-            double& best_latency) {
+// Returns the polished placement and its latency; `evaluations` counts what it cost.
+std::pair<Placement, double> refine(const Problem& problem, Reward& reward, int budget, std::uint64_t seed,
+                                    const Placement& start, double start_latency, long long& evaluations) {
   PlaceOptions o;
   o.seed = seed;
   o.eval_budget = budget;
-  ObjectiveFn score = [&reward](const Placement& p) {
+  ObjectiveFn score = [&reward, &evaluations](const Placement& p) {
+    ++evaluations;
     Evaluation e = reward.evaluate(p);
     return e.feasible ? e.latency : kInfeasibleTime;
   };
-  Placement polished = anneal_placement(problem, best, o, score);
+  Placement polished = anneal_placement(problem, start, o, score);
   const double l = score(polished);
-  if (l < best_latency) best = std::move(polished), best_latency = l;
+  if (l < start_latency) return {std::move(polished), l};
+  return {start, start_latency};
 }
 
 // The network's shape, stored with a policy so that loading it elsewhere is checked.
@@ -203,8 +200,9 @@ void load_policy(const std::string& path, HsdagNet& net, int features, int devic
   }
 }
 
-// Seeds a graph's state with the best single device (also the reward's unit).
-Task make_task(const Problem& problem, Reward& reward, Prepared prep, TaskState& ts) {
+// Measures the reward's unit (the best single device's latency). The single-device
+// placements are evaluated for that only: they are not samples of the policy.
+Task make_task(const Problem& problem, Reward& reward, Prepared prep, TaskState& ts, bool resumed) {
   Task t;
   t.problem = &problem;
   t.reward = &reward;
@@ -212,112 +210,130 @@ Task make_task(const Problem& problem, Reward& reward, Prepared prep, TaskState&
   double reference = std::numeric_limits<double>::infinity();
   for (int d = 0; d < problem.num_devices(); ++d) {
     Evaluation e = reward.evaluate(Placement(problem.num_ops(), d));
+    if (!resumed) ++ts.evaluations;
     if (std::isfinite(e.latency) && (e.feasible || !std::isfinite(reference))) reference = std::min(reference, e.latency);
-    if (e.feasible && e.latency < ts.best_latency) {
-      ts.best_latency = e.latency;
-      ts.best = Placement(problem.num_ops(), d);
-    }
   }
   t.reference = std::isfinite(reference) ? reference : 1;
   for (int i = 0; i < problem.num_ops(); ++i) t.weight_bytes += static_cast<double>(problem.weight_bytes(i));
   return t;
 }
 
-// One REINFORCE step on one graph: sample cfg.samples placements from the policy, evaluate
-// them, update the graph's baseline and best, and step the optimiser. The log's episode number
-// is left to the caller.
+void set_lr(torch::optim::Adam& opt, double lr) {
+  for (auto& group : opt.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+}
+
+// The device of every coarse node under a choice per decision unit.
+Placement placement_of(const Task& task, const std::vector<int>& unit_of_node, const int64_t* unit_device) {
+  std::vector<int> group_device(task.prep.coarse.num_groups());
+  for (std::size_t v = 0; v < group_device.size(); ++v) group_device[v] = static_cast<int>(unit_device[unit_of_node[v]]);
+  return expand(task.prep.coarse, group_device);
+}
+
+// One policy-gradient step on one graph: sample cfg.samples placements from the policy (eval
+// mode: the same policy the greedy answer reads), evaluate them, keep the best feasible one,
+// and take up to cfg.pg.update_epochs clipped steps on the batch with the grouping it was
+// sampled in. The log's episode number is left to the caller.
 EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, TaskState& ts, std::mt19937_64& rng,
-                         const HsdagConfig& cfg) {
+                         const HsdagConfig& cfg, double entropy_weight) {
   const auto t_ep = std::chrono::steady_clock::now();
-  const int G0 = task.prep.coarse.num_groups(), D = task.problem->num_devices();
-  net->train();
-  NetOutput out = net->forward(task.prep.x, task.prep.graph);
-  const int G = static_cast<int>(out.logits.size(0));  // decision units
-  auto logp = torch::log_softmax(out.logits, 1);
-  auto probs = logp.exp().detach().contiguous();
+  const int D = task.problem->num_devices(), K = cfg.samples;
+  NetOutput out;
+  torch::Tensor old_logp;
+  {
+    torch::NoGradGuard no_grad;
+    net->eval();
+    out = net->forward(task.prep.x, task.prep.graph);
+    old_logp = torch::log_softmax(out.logits, 1);
+  }
+  const int U = static_cast<int>(out.logits.size(0));  // decision units
+  auto probs = old_logp.exp().contiguous();
   const float* pr = probs.data_ptr<float>();
   std::uniform_real_distribution<double> unif(0.0, 1.0);
-  std::vector<int64_t> actions(static_cast<std::size_t>(cfg.samples) * G);
-  std::vector<double> rewards(cfg.samples), latencies(cfg.samples);
-  std::vector<int> group_device;
-  for (int k = 0; k < cfg.samples; ++k) {
-    group_device.assign(G0, 0);
-    std::vector<int> by_group(G);
-    for (int g = 0; g < G; ++g) {
-      double u = unif(rng), acc = 0;
+  std::vector<int64_t> actions(static_cast<std::size_t>(K) * U);
+  std::vector<double> rewards(K), latencies(K);
+  int feasible = 0;
+  const RewardKind kind = cfg.reward == "speedup" ? RewardKind::speedup : RewardKind::inverse;
+  for (int k = 0; k < K; ++k) {
+    int64_t* a = &actions[static_cast<std::size_t>(k) * U];
+    for (int u = 0; u < U; ++u) {
+      double x = unif(rng), acc = 0;
       int d = D - 1;
       for (int j = 0; j < D; ++j)
-        if ((acc += pr[g * D + j]) >= u) {
+        if ((acc += pr[u * D + j]) >= x) {
           d = j;
           break;
         }
-      by_group[g] = d;
-      actions[static_cast<std::size_t>(k) * G + g] = d;
+      a[u] = d;
     }
-    for (int v = 0; v < G0; ++v) group_device[v] = by_group[out.unit_of_node[v]];
-    Placement p = expand(task.prep.coarse, group_device);
+    Placement p = placement_of(task, out.unit_of_node, a);
     Evaluation e = task.reward->evaluate(p);
+    ++ts.evaluations;
     latencies[k] = e.latency;
-    rewards[k] = reward_of(e, task.reference, cfg, task.weight_bytes);
+    rewards[k] = placement_reward(e, task.reference, kind, cfg.overflow_penalty);
+    feasible += e.feasible ? 1 : 0;
     if (e.feasible && e.latency < ts.best_latency) {
       ts.best_latency = e.latency;
       ts.best = std::move(p);
     }
   }
-  double mean = 0;
-  for (double r : rewards) mean += r;
-  mean /= cfg.samples;
-  if (!ts.baseline_set) ts.baseline = mean, ts.baseline_set = true;
-  double var = 0;
-  for (double r : rewards) var += (r - mean) * (r - mean);
-  const double scale = 1.0 / (std::sqrt(var / cfg.samples) + 1e-6);
-  std::vector<float> adv(cfg.samples);
-  for (int k = 0; k < cfg.samples; ++k) adv[k] = static_cast<float>((rewards[k] - ts.baseline) * scale);
-  ts.baseline = cfg.baseline_decay * ts.baseline + (1 - cfg.baseline_decay) * mean;
-
-  auto a = torch::tensor(actions, torch::kLong).view({cfg.samples, G});
-  auto lp = logp.unsqueeze(0).expand({cfg.samples, G, D}).gather(2, a.unsqueeze(2)).squeeze(2).sum(1);
-  auto entropy = -(logp.exp() * logp).sum(1).mean();
-  auto loss = -(torch::tensor(adv) * lp).mean() - cfg.entropy_weight * entropy;
-  opt.zero_grad();
-  loss.backward();
-  opt.step();
+  const std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
+  auto a = torch::from_blob(actions.data(), {K, U}, torch::kLong);
+  auto adv_t = torch::from_blob(const_cast<float*>(adv.data()), {K}, torch::kFloat);
+  net->train();
+  double kl = 0, entropy = 0;
+  for (int epoch = 0; epoch < cfg.pg.update_epochs; ++epoch) {
+    NetOutput now = net->forward(task.prep.x, task.prep.graph, &out.parse);
+    auto loss = ppo_loss(torch::log_softmax(now.logits, 1), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, kl,
+                         entropy);
+    if (epoch > 0 && kl > cfg.pg.target_kl) break;  // the batch no longer describes this policy
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
 
   EpisodeLog e;
   double ml = 0;
   int finite = 0;
   for (double l : latencies)
     if (std::isfinite(l)) ml += l, ++finite;
-  e.mean_latency = finite ? ml / finite : std::numeric_limits<double>::infinity();
+  double mr = 0;
+  for (double r : rewards) mr += r;
+  e.mean_latency = finite ? ml / finite : kInf;
   e.best_latency = ts.best_latency;
-  e.mean_reward = mean;
-  e.entropy = entropy.item<double>();
+  e.mean_reward = mr / K;
+  e.entropy = entropy;
   e.groups = out.groups;
+  e.feasible_share = static_cast<double>(feasible) / K;
   e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ep).count();
   return e;
 }
 
-// The trained policy's own answer for one graph (the most likely device for every group),
-// kept if it beats the best seen, then the optional polish.
+// The trained policy's own answer for one graph (the most likely device of every unit), the
+// best it sampled, and (beyond the method, when asked) the polish of the better of the two.
 TrainResult finish_task(HsdagNet& net, Task& task, TaskState& ts, const HsdagConfig& cfg) {
   torch::NoGradGuard no_grad;
   net->eval();
   NetOutput out = net->forward(task.prep.x, task.prep.graph);
   auto best_dev = out.logits.argmax(1).contiguous();
-  const int G0 = task.prep.coarse.num_groups();
-  std::vector<int> group_device(G0, 0);
-  for (int v = 0; v < G0; ++v) group_device[v] = static_cast<int>(best_dev[out.unit_of_node[v]].item<int64_t>());
-  Placement greedy = expand(task.prep.coarse, group_device);
-  Evaluation ge = task.reward->evaluate(greedy);
-  if (ge.feasible && ge.latency < ts.best_latency) ts.best_latency = ge.latency, ts.best = greedy;
-  if (ts.best.empty()) ts.best = greedy, ts.best_latency = ge.latency;
   TrainResult r;
-  r.policy_latency = ts.best_latency;
-  r.greedy_latency = ge.latency;
-  if (cfg.refine_evals > 0) refine(*task.problem, *task.reward, cfg.refine_evals, cfg.seed, ts.best, ts.best_latency);
-  r.best = ts.best;
-  r.best_latency = ts.best_latency;
-  r.coarse_nodes = G0;
+  r.greedy = placement_of(task, out.unit_of_node, best_dev.data_ptr<int64_t>());
+  Evaluation ge = task.reward->evaluate(r.greedy);
+  ++ts.evaluations;
+  r.greedy_latency = ge.feasible ? ge.latency : kInf;
+  r.sampled = ts.best;
+  r.sampled_latency = ts.best_latency;
+  r.evaluations = ts.evaluations;
+  const bool greedy_better = r.greedy_latency <= r.sampled_latency;
+  r.best = greedy_better ? r.greedy : r.sampled;
+  r.best_latency = greedy_better ? r.greedy_latency : r.sampled_latency;
+  r.polished_latency = kInf;
+  if (cfg.refine_evals > 0 && std::isfinite(r.best_latency)) {
+    std::tie(r.polished, r.polished_latency) = refine(*task.problem, *task.reward, cfg.refine_evals, cfg.seed, r.best,
+                                                      r.best_latency, r.polish_evaluations);
+    r.best = r.polished, r.best_latency = r.polished_latency;
+  }
+  if (r.best.empty()) r.best = r.greedy, r.best_latency = ge.latency;  // nothing feasible at all
+  r.coarse_nodes = task.prep.coarse.num_groups();
   r.groups = out.groups;
   return r;
 }
@@ -342,20 +358,29 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   HsdagNet net = make_policy_net(prep, problem.num_devices(), cfg);
   torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
   if (cfg.resume && !cfg.checkpoint_dir.empty()) load_checkpoint(cfg.checkpoint_dir, net, opt, st, prep);
-  Task task = make_task(problem, reward, std::move(prep), st.task);
+  const bool resumed = st.episode > 0;
+  Task task = make_task(problem, reward, std::move(prep), st.task, resumed);
 
   int run_episodes = 0;
+  SettledWatch watch(cfg.pg);
   for (; st.episode < cfg.episodes; ++st.episode) {
     if (cfg.stop_after > 0 && run_episodes >= cfg.stop_after) break;
-    EpisodeLog e = train_episode(net, opt, task, st.task, st.rng, cfg);
+    set_lr(opt, cfg.lr * lr_share_at(cfg.pg, st.episode, cfg.episodes));
+    EpisodeLog e =
+        train_episode(net, opt, task, st.task, st.rng, cfg, entropy_weight_at(cfg.pg, st.episode, cfg.episodes));
     e.episode = st.episode + 1;
     st.log.push_back(e);
     ++run_episodes;
     if (on_episode) on_episode(e);
+    const bool settled = watch.settled(e.entropy, st.episode, cfg.episodes);
     if (!cfg.checkpoint_dir.empty() && cfg.checkpoint_every > 0 && (st.episode + 1) % cfg.checkpoint_every == 0) {
       st.episode += 1;  // the checkpoint records episodes completed
       save_checkpoint(cfg.checkpoint_dir, net, opt, st, task.prep);
       st.episode -= 1;
+    }
+    if (settled) {
+      ++st.episode;
+      break;
     }
   }
   if (!cfg.save_policy.empty()) save_policy(cfg.save_policy, net, task.prep.features.cols, problem.num_devices(), cfg);
@@ -380,7 +405,7 @@ std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, 
   std::vector<TaskState> states(tasks.size());
   std::vector<Task> run;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    run.push_back(make_task(*tasks[i].problem, *tasks[i].reward, prepare(*tasks[i].problem, cfg), states[i]));
+    run.push_back(make_task(*tasks[i].problem, *tasks[i].reward, prepare(*tasks[i].problem, cfg), states[i], false));
     if (run[i].problem->num_devices() != run[0].problem->num_devices() ||
         run[i].prep.features.cols != run[0].prep.features.cols)
       throw Error("", run[i].problem->graph().name(), "HSDAG: every graph must be placed on the same cluster");
@@ -390,7 +415,8 @@ std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, 
   std::vector<std::vector<EpisodeLog>> logs(tasks.size());
   for (int ep = 0; ep < cfg.episodes; ++ep) {
     const std::size_t i = static_cast<std::size_t>(ep) % tasks.size();  // graphs take turns
-    EpisodeLog e = train_episode(net, opt, run[i], states[i], rng, cfg);
+    set_lr(opt, cfg.lr * lr_share_at(cfg.pg, ep, cfg.episodes));
+    EpisodeLog e = train_episode(net, opt, run[i], states[i], rng, cfg, entropy_weight_at(cfg.pg, ep, cfg.episodes));
     e.episode = ep + 1;
     logs[i].push_back(e);
     if (on_episode) on_episode(e);
@@ -418,14 +444,19 @@ int hsdag_group_count(const Problem& problem, const HsdagConfig& cfg) {
   return net->forward(prep.x, prep.graph).groups;
 }
 
-std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config) {
+std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config, std::string name, TrainedPick pick) {
   const int episodes = config.episodes;
-  return make_training_placer("hsdag", episodes, [config](const Problem& problem, Reward& reward, std::uint64_t seed,
-                                                         const EpisodeCallback& on_episode) {
+  return make_training_placer(std::move(name), episodes, [config](const Problem& problem, Reward& reward,
+                                                                  const PlaceOptions& options,
+                                                                  const EpisodeCallback& on_episode) {
     HsdagConfig c = config;
-    c.seed = seed;
+    c.seed = options.seed;
+    // An evaluation budget sets the episodes: the references and the greedy answer count too.
+    if (options.eval_budget > 0)
+      c.episodes = static_cast<int>(
+          std::max<std::int64_t>(1, (options.eval_budget - problem.num_devices() - 1) / c.samples));
     return train_hsdag(problem, reward, c, on_episode);
-  });
+  }, pick);
 }
 
 }  // namespace devplace

@@ -45,8 +45,9 @@ struct PeerConfig {
   double lr = 3e-3;
   int episodes = 100;
   int samples = 20;              // placements (Placeto: sweeps) sampled per episode
-  double entropy_weight = 0.01;
-  double baseline_decay = 0.9;   // moving average of the reward (Placeto: per step index)
+  double entropy_weight = 0.01;  // per decision (the entropy is summed over decisions)
+  double baseline_decay = 0.9;   // placeto: moving average of each step's return
+  double advantage_floor = 0.02; // rewards are centred on the batch and divided by max(spread, this)
   double gamma = 0.95;           // placeto: discount of the per-step improvements
   double overflow_penalty = 1.0;
   std::uint64_t seed = 1;
@@ -76,14 +77,10 @@ struct PeerConfig {
 // gamma, overflow_penalty, chains, merge, colocate); throws Error on a bad key or value.
 void apply_peer_override(PeerConfig& config, const std::string& assignment);
 
-// A TrainResult plus the trained policy's own answer (most likely device at every decision),
-// which tests compare before and after training.
-struct PeerResult : TrainResult {
-  Placement greedy;
-  double greedy_latency = 0;  // seconds, as the reward measured it
-};
+// The same fields as HSDAG's: the policy's own (greedy) placement, the best sampled, their cost.
+struct PeerResult : TrainResult {};
 
-// Trains config.algo on `reward` and returns the best placement seen (sampled or greedy).
+// Trains config.algo on `reward`: the greedy placement, the best sampled, and the better one.
 // episodes may be 0: the result is then the untrained (or, with init_policy, the loaded)
 // policy's greedy placement, e.g. zero-shot. Throws Error on a bad config, a corrupt
 // checkpoint or a policy made for another cluster or shape.
@@ -100,7 +97,7 @@ struct PeerTask {
 std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& tasks, const PeerConfig& config,
                                              const std::function<void(const EpisodeLog&)>& on_episode = {});
 
-// A Placer that trains config.algo on the placer's objective and returns the best placement.
+// A Placer that trains config.algo on the placer's objective and returns the policy's own placement.
 std::unique_ptr<Placer> make_peer_placer(PeerConfig config);
 
 }  // namespace devplace

@@ -12,6 +12,7 @@
 #include "learn/peers.h"
 #include "learn/training_placer.h"
 #include "learn/peers_net.h"
+#include "learn/policy_gradient.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -38,7 +39,8 @@ struct Scale {
   int best_device = 0;
 };
 
-Scale scale_of(const Problem& problem, Reward& reward, double& best_latency, Placement& best) {
+// The single-device placements are evaluated for the reward's unit only, not as samples.
+Scale scale_of(const Problem& problem, Reward& reward) {
   Scale s;
   s.reference = kInf;
   for (int d = 0; d < problem.num_devices(); ++d) {
@@ -46,7 +48,6 @@ Scale scale_of(const Problem& problem, Reward& reward, double& best_latency, Pla
     if (std::isfinite(e.latency) && e.latency > 0 && (e.feasible || !std::isfinite(s.reference)) &&
         e.latency < s.reference)
       s.reference = e.latency, s.best_device = d;
-    if (e.feasible && e.latency < best_latency) best_latency = e.latency, best = Placement(problem.num_ops(), d);
   }
   if (!std::isfinite(s.reference)) s.reference = 1;
   double w = 0;
@@ -56,11 +57,26 @@ Scale scale_of(const Problem& problem, Reward& reward, double& best_latency, Pla
 }
 
 // Normalised cost of an evaluation: latency / reference, plus the overflow penalty.
+// Infeasible placements are ranked by how far from feasible they are (Evaluation::violation).
 double cost_of(const Evaluation& e, const Scale& s, const PeerConfig& c) {
-  if (!std::isfinite(e.latency) || e.latency <= 0) return 10.0 + c.overflow_penalty;
-  double x = e.latency / s.reference;
-  if (!e.feasible) x += c.overflow_penalty * (1.0 + static_cast<double>(e.overflow_bytes) / s.weight_bytes);
-  return x;
+  const double penalty = e.feasible ? 0.0 : c.overflow_penalty * (1.0 + e.violation);
+  if (!std::isfinite(e.latency) || e.latency <= 0) return 10.0 + penalty;
+  return e.latency / s.reference + penalty;
+}
+
+// Fills the fields every learner reports: the policy's own placement, the best sampled one, the
+// better of the two, and the evaluations spent.
+void fill_result(PeerResult& r, Placement greedy, const Evaluation& ge, const Placement& sampled, double sampled_latency,
+                 long long evaluations) {
+  r.greedy = std::move(greedy);
+  r.greedy_latency = ge.feasible ? ge.latency : kInf;
+  r.sampled = sampled;
+  r.sampled_latency = sampled_latency;
+  r.polished_latency = kInf;
+  r.evaluations = evaluations;
+  const bool greedy_better = r.greedy_latency <= r.sampled_latency;
+  r.best = greedy_better || sampled.empty() ? r.greedy : r.sampled;
+  r.best_latency = greedy_better || sampled.empty() ? ge.latency : r.sampled_latency;
 }
 
 // Everything needed to continue training exactly where it stopped (per task: best placement).
@@ -140,20 +156,6 @@ void maybe_checkpoint(const PeerConfig& c, torch::nn::Module& net, torch::optim:
   st.episode += 1;  // the checkpoint records episodes completed
   save_checkpoint(c, net, opt, st);
   st.episode -= 1;
-}
-
-// Advantages: reward minus the moving-average baseline, scaled by the batch's spread.
-std::vector<float> advantages(const std::vector<double>& rewards, double& baseline, double& baseline_set, double decay) {
-  double mean = 0, var = 0;
-  for (double r : rewards) mean += r;
-  mean /= static_cast<double>(rewards.size());
-  for (double r : rewards) var += (r - mean) * (r - mean);
-  if (baseline_set == 0) baseline = mean, baseline_set = 1;
-  const double scale = 1.0 / (std::sqrt(var / rewards.size()) + 1e-6);
-  std::vector<float> adv;
-  for (double r : rewards) adv.push_back(static_cast<float>((r - baseline) * scale));
-  baseline = decay * baseline + (1 - decay) * mean;
-  return adv;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -245,8 +247,9 @@ class Seq2SeqPolicy : public torch::nn::Module {
   Seq2Seq placer_{nullptr};
 };
 
-PeerResult train_seq2seq(const Problem& problem, Reward& reward, const PeerConfig& cfg,
+PeerResult train_seq2seq(const Problem& problem, Reward& uncounted, const PeerConfig& cfg,
                           const std::function<void(const EpisodeLog&)>& on_episode) {
+  CountingReward reward(uncounted);
   const auto t_start = std::chrono::steady_clock::now();
   // Decision units: co-location groups for the RNN placer; for the hierarchical planner single
   // ops (zero-cost ops stay with their kernels), which its Grouper groups.
@@ -262,7 +265,7 @@ PeerResult train_seq2seq(const Problem& problem, Reward& reward, const PeerConfi
   torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
   TrainerState st;
   st.baseline = {0}, st.baseline_set = {0}, st.best_latency = {kInf}, st.best.resize(1);
-  const Scale scale = scale_of(problem, reward, st.best_latency[0], st.best[0]);
+  const Scale scale = scale_of(problem, reward);
   if (cfg.resume && !cfg.checkpoint_dir.empty()) load_checkpoint(cfg, *net, opt, st);
 
   int run_episodes = 0;
@@ -279,8 +282,10 @@ PeerResult train_seq2seq(const Problem& problem, Reward& reward, const PeerConfi
       rewards.push_back(-std::sqrt(cost_of(e, scale, cfg)));  // Mirhoseini et al.: -sqrt(runtime)
       if (e.feasible && e.latency < st.best_latency[0]) st.best_latency[0] = e.latency, st.best[0] = std::move(p);
     }
-    auto adv = advantages(rewards, st.baseline[0], st.baseline_set[0], cfg.baseline_decay);
-    auto loss = -(torch::tensor(adv) * b.logp).mean() - cfg.entropy_weight * b.entropy;
+    const std::vector<float> adv = centred_advantages(rewards, cfg.advantage_floor);
+    // b.entropy is the mean over decisions; the log-probability sums them: weigh alike.
+    const double decisions = static_cast<double>(b.unit_device.front().size());
+    auto loss = -(torch::tensor(adv) * b.logp).mean() - cfg.entropy_weight * decisions * b.entropy;
     opt.zero_grad();
     loss.backward();
     opt.step();
@@ -309,14 +314,9 @@ PeerResult train_seq2seq(const Problem& problem, Reward& reward, const PeerConfi
   Seq2SeqBatch g = net->sample(1, true);
   Placement greedy = expand(units, g.unit_device[0]);
   Evaluation ge = reward.evaluate(greedy);
-  if (ge.feasible && ge.latency < st.best_latency[0]) st.best_latency[0] = ge.latency, st.best[0] = greedy;
-  if (st.best[0].empty()) st.best[0] = greedy, st.best_latency[0] = ge.latency;
 
   PeerResult r;
-  r.best = st.best[0];
-  r.greedy = greedy;
-  r.best_latency = r.policy_latency = st.best_latency[0];
-  r.greedy_latency = ge.latency;
+  fill_result(r, std::move(greedy), ge, st.best[0], st.best_latency[0], reward.count());
   r.episodes = st.episode;
   r.coarse_nodes = units.num_groups();
   r.groups = cfg.algo == "hierarchical" ? g.groups_used : units.num_groups();
@@ -421,8 +421,14 @@ Sweep run_sweep(PlacetoNet& net, PlacetoGraph& g, int K, bool greedy, const Peer
 
 }  // namespace
 
-std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& tasks, const PeerConfig& cfg0,
+std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& uncounted, const PeerConfig& cfg0,
                                              const std::function<void(const EpisodeLog&)>& on_episode) {
+  std::vector<std::unique_ptr<CountingReward>> counters;
+  std::vector<PeerTask> tasks = uncounted;
+  for (auto& t : tasks) {
+    counters.push_back(std::make_unique<CountingReward>(*t.reward));
+    t.reward = counters.back().get();
+  }
   PeerConfig cfg = cfg0;
   cfg.algo = "placeto";
   check_config(cfg);
@@ -444,7 +450,7 @@ std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& tasks, 
     g.dag = DagTensors::build(g.G, dag_edges(g.coarse));
     st.best_latency.push_back(kInf);
     st.best.emplace_back();
-    g.scale = scale_of(*t.problem, *t.reward, st.best_latency.back(), st.best.back());
+    g.scale = scale_of(*t.problem, *t.reward);
     g.baseline_offset = st.baseline.size();
     st.baseline.resize(st.baseline.size() + g.G, 0.0);
     graphs.push_back(std::move(g));
@@ -490,8 +496,9 @@ std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& tasks, 
       b = cfg.baseline_decay * b + (1 - cfg.baseline_decay) * mean;
     }
     const double n = static_cast<double>(adv.size()), m = sum / n;
-    const double inv_std = 1.0 / (std::sqrt(std::max(0.0, sq / n - m * m)) + 1e-6);
-    for (auto& a : adv) a = static_cast<float>(a * inv_std);
+    // Centred on the batch, and scaled down by its spread only to a floor (policy_gradient.h).
+    const double inv_std = 1.0 / std::max(std::sqrt(std::max(0.0, sq / n - m * m)), cfg.advantage_floor);
+    for (auto& a : adv) a = static_cast<float>((a - m) * inv_std);
     auto adv_t = torch::tensor(adv).view({G, K});
     // Recompute the policy with gradients, a chunk of steps at a time (bounded memory).
     opt.zero_grad();
@@ -540,13 +547,8 @@ std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& tasks, 
   for (std::size_t i = 0; i < graphs.size(); ++i) {
     Sweep s = run_sweep(net, graphs[i], 1, true, cfg);
     const Evaluation& ge = s.final_eval[0];
-    if (ge.feasible && ge.latency < st.best_latency[i]) st.best_latency[i] = ge.latency, st.best[i] = s.final_placement[0];
-    if (st.best[i].empty()) st.best[i] = s.final_placement[0], st.best_latency[i] = ge.latency;
     PeerResult r;
-    r.best = st.best[i];
-    r.best_latency = r.policy_latency = st.best_latency[i];
-    r.greedy_latency = ge.latency;
-    r.greedy = s.final_placement[0];
+    fill_result(r, s.final_placement[0], ge, st.best[i], st.best_latency[i], counters[i]->count());
     r.episodes = st.episode;
     r.coarse_nodes = r.groups = graphs[i].G;
     r.log = st.log;
@@ -597,20 +599,21 @@ void apply_peer_override(PeerConfig& c, const std::string& assignment) {
   else if (key == "entropy") c.entropy_weight = v;
   else if (key == "baseline_decay") c.baseline_decay = v;
   else if (key == "gamma") c.gamma = v;
+  else if (key == "floor") c.advantage_floor = v;
   else if (key == "overflow_penalty") c.overflow_penalty = v;
   else
     throw Error("", "", "--set: unknown key '" + key +
                             "' for " + c.algo + " (hidden, groups, rounds, lr, episodes, samples, entropy, baseline_decay, "
-                            "gamma, overflow_penalty, max_groups, chains, merge, colocate)");
+                            "gamma, floor, overflow_penalty, max_groups, chains, merge, colocate)");
 }
 
 std::unique_ptr<Placer> make_peer_placer(PeerConfig config) {
   const std::string name = config.algo;
   const int episodes = config.episodes;
-  return make_training_placer(name, episodes, [config](const Problem& problem, Reward& reward, std::uint64_t seed,
+  return make_training_placer(name, episodes, [config](const Problem& problem, Reward& reward, const PlaceOptions& options,
                                                        const EpisodeCallback& on_episode) -> TrainResult {
     PeerConfig c = config;
-    c.seed = seed;
+    c.seed = options.seed;
     return train_peer(problem, reward, c, on_episode);
   });
 }

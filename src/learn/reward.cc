@@ -1,30 +1,46 @@
 #include "learn/reward.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "place/tarnawski_objective.h"
+
 namespace devplace {
+
+SimulatedReward::SimulatedReward(const Problem& problem) : sim_(problem) {
+  double w = 0;
+  for (int i = 0; i < problem.num_ops(); ++i) w += static_cast<double>(problem.weight_bytes(i));
+  weight_bytes_ = std::max(1.0, w);
+}
 
 Evaluation SimulatedReward::evaluate(const Placement& placement) {
   ++evaluations_;
   double m = sim_.makespan(placement);
-  if (std::isfinite(m)) return {m, true, 0};
+  if (std::isfinite(m)) return {m, true, 0, 0};
   // Rare path: find out how far over memory it is, so the penalty can be proportional.
   Schedule s = sim_.run(placement);
-  return {s.makespan, false, s.total_overflow()};
+  const std::int64_t over = s.total_overflow();
+  // An infeasible placement always has a positive violation, even one that overflows nothing
+  // (an op placed where it cannot run).
+  return {s.makespan, false, over, std::max(1e-6, static_cast<double>(over) / weight_bytes_)};
 }
 
 namespace {
 
 class ObjectiveReward : public Reward {
  public:
-  ObjectiveReward(const Problem& p, Objective o) : fn_(make_objective(p, o)) {}
+  ObjectiveReward(const Problem& p, Objective o) : problem_(p), objective_(o), fn_(make_objective(p, o)) {}
   std::string name() const override { return "objective"; }
   Evaluation evaluate(const Placement& p) override {
-    double l = fn_(p);
-    return {l, std::isfinite(l), 0};
+    const double l = fn_(p);
+    if (std::isfinite(l)) return {l, true, 0, 0};
+    double v = objective_ == Objective::tarnawski ? tarnawski_violation(problem_, p) : 1.0;
+    return {l, false, 0, std::max(v, 1.0 / std::max(1, problem_.num_ops()))};
   }
 
  private:
+  const Problem& problem_;
+  Objective objective_;
   ObjectiveFn fn_;
 };
 

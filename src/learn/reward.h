@@ -18,6 +18,10 @@ struct Evaluation {
   double latency = 0;             // seconds; finite even when infeasible if it could be timed
   bool feasible = true;
   std::int64_t overflow_bytes = 0;  // memory over capacity summed over devices
+  // How far from feasible, unitless: 0 when feasible, > 0 otherwise, larger when further (the
+  // simulator: overflow bytes / total weight bytes; Tarnawski: tarnawski_violation). Lets a
+  // learner rank infeasible placements, so an all-infeasible batch still has a gradient.
+  double violation = 0;
 };
 
 class Reward {
@@ -31,14 +35,31 @@ class Reward {
 // The event simulator as a reward. REQUIRES: problem outlives it.
 class SimulatedReward : public Reward {
  public:
-  explicit SimulatedReward(const Problem& problem) : sim_(problem) {}
+  explicit SimulatedReward(const Problem& problem);
   std::string name() const override { return "simulated"; }
   Evaluation evaluate(const Placement& placement) override;
   long long evaluations() const { return evaluations_; }
 
  private:
   Simulator sim_;
+  double weight_bytes_ = 1;  // the unit of Evaluation::violation
   long long evaluations_ = 0;
+};
+
+// Counts the evaluations of another Reward (what a learner's figures cost).
+class CountingReward : public Reward {
+ public:
+  explicit CountingReward(Reward& inner) : inner_(inner) {}
+  std::string name() const override { return inner_.name(); }
+  Evaluation evaluate(const Placement& placement) override {
+    ++count_;
+    return inner_.evaluate(placement);
+  }
+  long long count() const { return count_; }
+
+ private:
+  Reward& inner_;
+  long long count_ = 0;
 };
 
 // The reward a placer trains on under `objective`: the simulator, or any other objective

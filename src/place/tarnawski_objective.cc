@@ -288,4 +288,50 @@ TarnawskiResult tarnawski_latency(const Problem& problem, const Placement& place
   return e.evaluate(placement);
 }
 
+double tarnawski_violation(const Problem& p, const Placement& pl) {
+  const Graph& g = p.graph();
+  const int n = p.num_ops(), D = p.num_devices();
+  if (static_cast<int>(pl.size()) != n)
+    throw Error(g.source(), "", "placement has " + std::to_string(pl.size()) + " entries for " + std::to_string(n) + " ops");
+  double bad_ops = 0;
+  for (int i = 0; i < n; ++i)
+    if (!(p.op_time(i, pl[i]) < kInfeasibleTime)) bad_ops += 1;
+  // Colour classes: every op off its class's most common device.
+  std::map<std::int64_t, std::vector<int>> class_counts;
+  for (int i = 0; i < n; ++i)
+    if (g.op(i).attrs.count("colorClass")) {
+      auto& c = class_counts[g.op(i).attr_int("colorClass", 0)];
+      c.resize(D, 0);
+      ++c[pl[i]];
+    }
+  for (const auto& [cls, counts] : class_counts) {
+    int total = 0, most = 0;
+    for (int k : counts) total += k, most = std::max(most, k);
+    bad_ops += total - most;
+  }
+  // Contiguity: an op off accelerator d that has an ancestor and a descendant on d. Op index is
+  // a topological order, so one forward and one backward pass find both.
+  double overflow = 0;
+  std::vector<char> below(n), above(n);
+  for (int d = 0; d < D; ++d) {
+    if (d == p.host()) continue;
+    for (int v = 0; v < n; ++v) {
+      below[v] = 0;
+      for (int u : g.preds(v)) below[v] |= static_cast<char>(pl[u] == d || below[u]);
+    }
+    for (int v = n - 1; v >= 0; --v) {
+      above[v] = 0;
+      for (int w : g.succs(v)) above[v] |= static_cast<char>(pl[w] == d || above[w]);
+    }
+    std::int64_t used = 0;
+    for (int v = 0; v < n; ++v) {
+      if (pl[v] != d && below[v] && above[v]) bad_ops += 1;
+      if (pl[v] == d) used += p.weight_bytes(v);
+    }
+    const std::int64_t cap = p.cluster().devices[d].memory_bytes;
+    if (cap > 0 && used > cap) overflow += static_cast<double>(used - cap) / static_cast<double>(cap);
+  }
+  return bad_ops / std::max(1, n) + overflow;
+}
+
 }  // namespace devplace

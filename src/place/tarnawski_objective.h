@@ -25,4 +25,12 @@ struct TarnawskiResult {
 // accelerator. Evaluates `placement` under the model above.
 TarnawskiResult tarnawski_latency(const Problem& problem, const Placement& placement);
 
+// How far `placement` is from feasible under this model, so that a learner can rank infeasible
+// placements (an all-infeasible batch then still has a gradient). 0 exactly when every
+// constraint holds; otherwise the sum of: ops on a device that cannot run them, ops of a colour
+// class off the class's most common device, ops that lie between two ops of one accelerator
+// without being on it (the holes that break contiguity), all divided by the op count; plus each
+// accelerator's memory overflow as a fraction of its capacity. O(devices * (V + E)).
+double tarnawski_violation(const Problem& problem, const Placement& placement);
+
 }  // namespace devplace

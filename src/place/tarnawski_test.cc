@@ -90,6 +90,30 @@ TEST(TarnawskiLatency, ChainCpuFpgaCpuCountsEachTensorOnce) {
   EXPECT_NEAR(tarnawski_latency(p, all).latency, (0.1 + 2 + 3 + 0.5 + 0.25 + 4) * ms, 1e-12);
 }
 
+// The violation measure is 0 exactly on feasible placements and grows with each broken rule.
+TEST(TarnawskiViolation, ZeroWhenFeasibleAndCountsHolesSplitsAndOverflow) {
+  auto b = build(chain());
+  const Problem& p = *b->problem;
+  const double n = p.num_ops();
+  EXPECT_EQ(tarnawski_violation(p, b->place({})), 0.0);
+  EXPECT_EQ(tarnawski_violation(p, b->place({{"b1", "fpga0"}, {"b2", "fpga0"}})), 0.0);
+  // a and b2 on fpga0 with b1 (between them: a -> b1 -> b2) on the cpu: one hole.
+  auto holed = b->place({{"a", "fpga0"}, {"b2", "fpga0"}});
+  ASSERT_FALSE(tarnawski_latency(p, holed).feasible);
+  EXPECT_DOUBLE_EQ(tarnawski_violation(p, holed), 1 / n);
+  // a and c1 on fpga0: b1 and b2 lie between them, two holes.
+  EXPECT_DOUBLE_EQ(tarnawski_violation(p, b->place({{"a", "fpga0"}, {"c1", "fpga0"}})), 2 / n);
+  // A colour class of three split 2 / 1: one op off the class's device.
+  auto colored = build(file(2, 1000, {node("x", 1, 1, 1, 0, 7), node("y", 2, 1, 1, 0, 7), node("z", 3, 1, 1, 0, 7)},
+                            {edge(1, 2, 0.1), edge(2, 3, 0.1)}));
+  EXPECT_DOUBLE_EQ(tarnawski_violation(*colored->problem, colored->place({{"z", "fpga0"}})), 1 / 3.0);
+  // Memory: 1500 bytes of weights on an accelerator of 1000 is 50% over.
+  auto big = build(file(1, 1000, {node("u", 1, 1, 1, 1500)}, json::array()));
+  const double v = tarnawski_violation(*big->problem, big->place({{"u", "fpga0"}}));
+  EXPECT_FALSE(tarnawski_latency(*big->problem, big->place({{"u", "fpga0"}})).feasible);
+  EXPECT_NEAR(v, 0.5, 0.01);
+}
+
 TEST(TarnawskiLatency, AcceleratorToAcceleratorCostsTwice) {
   // a on fpga0 -> b on fpga1, edge cost 0.5: fpga0 = 1 + 0.5 send; fpga1 starts at 1.5,
   // receives 0.5 and runs 2: 4 ms.

@@ -10,6 +10,13 @@ namespace devplace {
 // Device index for every op, indexed like Graph::ops() (topological order).
 using Placement = std::vector<int>;
 
+// True when every op is on one device (and there is at least one op).
+inline bool is_single_device(const Placement& p) {
+  for (int d : p)
+    if (d != p.front()) return false;
+  return !p.empty();
+}
+
 struct OpSpan {
   double start = 0, end = 0;
   int device = -1;
