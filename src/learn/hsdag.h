@@ -41,7 +41,11 @@ struct HsdagConfig {
   int samples = 20;             // placements sampled per episode
   PolicyGradientOptions pg;     // advantages, clipped steps, entropy schedule
   std::string reward = "speedup";  // speedup (reference latency / latency) or inverse (1 ms / latency)
-  double overflow_penalty = 1.0;   // reward minus this times (overflow / total weight bytes)
+  double overflow_penalty = 1.0;   // infeasible: reward -this * (1 + Evaluation::violation)
+  // Under the Tarnawski objective, sample only feasible placements: coarse nodes decide in
+  // topological order, each from its group's distribution restricted to the devices that keep
+  // the placement feasible (contiguity_mask.h). Off: infeasible samples are ranked instead.
+  bool feasibility_mask = true;
   std::uint64_t seed = 1;
   // Beyond the paper: after training, improve the best placement by single-op moves for at
   // most this many evaluations (0 = off; reported separately from the pure policy).

@@ -18,11 +18,13 @@ HsdagConfig hsdag_preset(const std::string& name) {
     return c;
   }
   if (name == "default") {
-    // Ours, chosen by measurement (docs/hsdag.md): finer coarsening (chains only), pooling
-    // that merges mutually dominant edges (so it cannot collapse a chain), cost features,
-    // more and larger episodes with a stronger entropy bonus, and a short annealing polish.
+    // Ours, chosen by measurement (docs/hsdag.md): every op its own decision unit (zero-cost
+    // ops co-located), pooling that merges mutually dominant edges and acts as a prior (each
+    // node adds its own logits to its group's), cost features, the clipped policy gradient
+    // with a decaying entropy bonus and learning rate, an early stop once the policy has
+    // settled, and (for the separate hsdag+polish row only) a short annealing polish.
     c.hidden = 64, c.gcn_layers = 2, c.pool_gcn_layers = 1, c.pool_levels = 1, c.dropout = 0.0, c.lr = 1e-3;
-    c.mutual_dominance = true;
+    c.mutual_dominance = true, c.node_policy = true;
     c.coarsen.chains_only = true;
     c.episodes = 1000, c.samples = 32, c.reward = "speedup";
     c.pg.entropy_start = 0.1, c.pg.entropy_end = 0.0, c.pg.entropy_decay_share = 0.6, c.pg.update_epochs = 8;
@@ -81,10 +83,11 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
   else if (key == "mutual") c.mutual_dominance = flag();
   else if (key == "chains") c.coarsen.chains_only = flag();
   else if (key == "refine") c.refine_evals = static_cast<int>(num());
+  else if (key == "mask") c.feasibility_mask = flag();
   else
     throw Error("", "", "--set: unknown key '" + key +
                             "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
-                            "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine)");
+                            "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask)");
 }
 
 }  // namespace devplace

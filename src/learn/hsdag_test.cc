@@ -10,6 +10,8 @@
 #include <set>
 
 #include "io/model.h"
+#include "io/tarnawski_import.h"
+#include "util/files.h"
 #include "util/error.h"
 
 namespace devplace {
@@ -157,6 +159,29 @@ TEST(Hsdag, BestPlacementIsFeasibleUnderTightMemory) {
   // The best sampled placement kept is always a feasible one.
   if (!r.sampled.empty()) EXPECT_TRUE(reward.evaluate(r.sampled).feasible);
   EXPECT_TRUE(reward.evaluate(r.best).feasible || !std::isfinite(r.sampled_latency));
+}
+
+// Under the latency model of Tarnawski et al. (contiguous accelerator sets, colour classes):
+// with the feasibility mask every sample is feasible and the policy's own placement beats
+// cpu-only; without it the share of feasible samples rises as the policy learns.
+TEST(Hsdag, LearnsUnderTheTarnawskiModel) {
+  const std::string file = shared_dir() + "/data/dnn-partitioning/latency-inputs/LayerGraphs/bert24_inference.json";
+  if (!file_exists(file)) GTEST_SKIP() << "no shared data at " << file << " (the published graphs are not in this checkout)";
+  Model m = import_tarnawski(file);
+  Problem pb(m.graph, *m.cluster, &*m.costs);
+  std::unique_ptr<Reward> reward = make_reward(pb, Objective::tarnawski);
+  const double cpu_only = reward->evaluate(Placement(pb.num_ops(), pb.host())).latency;
+  HsdagConfig c = quick(100);
+  c.samples = 32;
+  TrainResult masked = train_hsdag(pb, *reward, c);
+  for (const auto& e : masked.log) EXPECT_EQ(e.feasible_share, 1.0) << "episode " << e.episode;
+  EXPECT_LT(masked.greedy_latency, 0.5 * cpu_only);  // 924 ms -> 100 ms here
+  c.feasibility_mask = false;
+  TrainResult unmasked = train_hsdag(pb, *reward, c);
+  double first = 0, last = 0;
+  for (int i = 0; i < 10; ++i) first += unmasked.log[i].feasible_share, last += unmasked.log[90 + i].feasible_share;
+  EXPECT_LT(first, 1.0);  // a share of 0.1 over ten episodes
+  EXPECT_GT(last, first + 5.0);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "learn/hsdag.h"
 #include "learn/archive_io.h"
+#include "learn/contiguity_mask.h"
 #include "learn/hsdag_net.h"
 #include "learn/ppo.h"
 #include "learn/training_placer.h"
@@ -80,6 +81,7 @@ struct Task {
   Prepared prep;
   double reference = 1;     // the best single device's latency (the speed-up reward's unit)
   double weight_bytes = 0;  // scales the overflow penalty
+  std::shared_ptr<ContiguityMask> mask;  // set: sample feasible placements only (per coarse node)
 };
 
 std::string checkpoint_path(const std::string& dir) { return dir + "/hsdag.ckpt"; }
@@ -202,7 +204,7 @@ void load_policy(const std::string& path, HsdagNet& net, int features, int devic
 
 // Measures the reward's unit (the best single device's latency). The single-device
 // placements are evaluated for that only: they are not samples of the policy.
-Task make_task(const Problem& problem, Reward& reward, Prepared prep, TaskState& ts, bool resumed) {
+Task make_task(const Problem& problem, Reward& reward, Prepared prep, TaskState& ts, bool resumed, bool mask) {
   Task t;
   t.problem = &problem;
   t.reward = &reward;
@@ -215,6 +217,8 @@ Task make_task(const Problem& problem, Reward& reward, Prepared prep, TaskState&
   }
   t.reference = std::isfinite(reference) ? reference : 1;
   for (int i = 0; i < problem.num_ops(); ++i) t.weight_bytes += static_cast<double>(problem.weight_bytes(i));
+  if (mask && reward.objective() == Objective::tarnawski)
+    t.mask = std::make_shared<ContiguityMask>(problem, t.prep.coarse);
   return t;
 }
 
@@ -227,6 +231,75 @@ Placement placement_of(const Task& task, const std::vector<int>& unit_of_node, c
   std::vector<int> group_device(task.prep.coarse.num_groups());
   for (std::size_t v = 0; v < group_device.size(); ++v) group_device[v] = static_cast<int>(unit_device[unit_of_node[v]]);
   return expand(task.prep.coarse, group_device);
+}
+
+// The device of every coarse node under a feasibility mask: in topological order, each takes
+// the device `pick` chooses among those still feasible, from its group's probabilities `pr`.
+template <class Pick>
+std::vector<int> masked_choice(ContiguityMask& mask, const float* pr, int units, int devices, bool* allowed_out,
+                               Pick pick) {
+  std::vector<int> unit_device(units);
+  mask.reset();
+  for (int u = 0; u < units; ++u) {
+    const std::uint64_t ok = mask.allowed(u);
+    for (int d = 0; d < devices; ++d) allowed_out[u * devices + d] = (ok >> d) & 1;
+    const int d = pick(pr + u * devices, ok);
+    unit_device[u] = d;
+    mask.choose(u, d);
+  }
+  return unit_device;
+}
+
+// One batch with a feasibility mask (Task::mask): every coarse node decides, from its group's
+// distribution restricted to the devices that keep the placement feasible; the update scores
+// each sample's decisions under the same restriction.
+void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const NetOutput& out,
+                    std::uniform_real_distribution<double>& unif, std::mt19937_64& rng, const HsdagConfig& cfg,
+                    double entropy_weight, const std::function<void(int, Placement)>& score,
+                    const std::vector<double>& rewards, double& kl, double& entropy) {
+  const int D = task.problem->num_devices(), K = cfg.samples, U = task.prep.coarse.num_groups();
+  const auto rows = torch::tensor(std::vector<int64_t>(out.unit_of_node.begin(), out.unit_of_node.end()), torch::kLong);
+  const auto probs = torch::softmax(out.logits.index_select(0, rows), 1).contiguous();  // [U, D]
+  auto allowed = torch::zeros({K, U, D}, torch::kBool);
+  std::vector<int64_t> actions(static_cast<std::size_t>(K) * U);
+  for (int k = 0; k < K; ++k) {
+    std::vector<int> unit_device = masked_choice(
+        *task.mask, probs.data_ptr<float>(), U, D, allowed.data_ptr<bool>() + static_cast<std::size_t>(k) * U * D,
+        [&](const float* p, std::uint64_t ok) {
+          double total = 0;
+          int last = 0;
+          for (int d = 0; d < D; ++d)
+            if ((ok >> d) & 1) total += p[d], last = d;
+          double x = unif(rng) * total, acc = 0;
+          for (int d = 0; d < D; ++d)
+            if (((ok >> d) & 1) && (acc += p[d]) >= x) return d;
+          return last;
+        });
+    std::copy(unit_device.begin(), unit_device.end(), actions.begin() + static_cast<std::ptrdiff_t>(k) * U);
+    score(k, expand(task.prep.coarse, unit_device));
+  }
+  const std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
+  auto a = torch::from_blob(actions.data(), {K, U}, torch::kLong);
+  auto adv_t = torch::from_blob(const_cast<float*>(adv.data()), {K}, torch::kFloat);
+  const auto blocked = allowed.logical_not();
+  auto logp_of = [&](const torch::Tensor& logits) {
+    // -1e9, not -inf: a blocked device then has probability 0 and adds 0 (not NaN) to the entropy.
+    return torch::log_softmax(logits.index_select(0, rows).unsqueeze(0).expand({K, U, D}).masked_fill(blocked, -1e9), 2);
+  };
+  torch::Tensor old_logp;
+  {
+    torch::NoGradGuard no_grad;
+    old_logp = logp_of(out.logits);
+  }
+  net->train();
+  for (int epoch = 0; epoch < cfg.pg.update_epochs; ++epoch) {
+    NetOutput now = net->forward(task.prep.x, task.prep.graph, &out.parse);
+    auto loss = ppo_loss_per_sample(logp_of(now.logits), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, kl, entropy);
+    if (epoch > 0 && kl > cfg.pg.target_kl) break;
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
 }
 
 // One policy-gradient step on one graph: sample cfg.samples placements from the policy (eval
@@ -245,27 +318,11 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
     out = net->forward(task.prep.x, task.prep.graph);
     old_logp = torch::log_softmax(out.logits, 1);
   }
-  const int U = static_cast<int>(out.logits.size(0));  // decision units
-  auto probs = old_logp.exp().contiguous();
-  const float* pr = probs.data_ptr<float>();
   std::uniform_real_distribution<double> unif(0.0, 1.0);
-  std::vector<int64_t> actions(static_cast<std::size_t>(K) * U);
   std::vector<double> rewards(K), latencies(K);
   int feasible = 0;
   const RewardKind kind = cfg.reward == "speedup" ? RewardKind::speedup : RewardKind::inverse;
-  for (int k = 0; k < K; ++k) {
-    int64_t* a = &actions[static_cast<std::size_t>(k) * U];
-    for (int u = 0; u < U; ++u) {
-      double x = unif(rng), acc = 0;
-      int d = D - 1;
-      for (int j = 0; j < D; ++j)
-        if ((acc += pr[u * D + j]) >= x) {
-          d = j;
-          break;
-        }
-      a[u] = d;
-    }
-    Placement p = placement_of(task, out.unit_of_node, a);
+  auto score = [&](int k, Placement p) {
     Evaluation e = task.reward->evaluate(p);
     ++ts.evaluations;
     latencies[k] = e.latency;
@@ -275,20 +332,42 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
       ts.best_latency = e.latency;
       ts.best = std::move(p);
     }
-  }
-  const std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
-  auto a = torch::from_blob(actions.data(), {K, U}, torch::kLong);
-  auto adv_t = torch::from_blob(const_cast<float*>(adv.data()), {K}, torch::kFloat);
-  net->train();
+  };
   double kl = 0, entropy = 0;
-  for (int epoch = 0; epoch < cfg.pg.update_epochs; ++epoch) {
-    NetOutput now = net->forward(task.prep.x, task.prep.graph, &out.parse);
-    auto loss = ppo_loss(torch::log_softmax(now.logits, 1), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, kl,
-                         entropy);
-    if (epoch > 0 && kl > cfg.pg.target_kl) break;  // the batch no longer describes this policy
-    opt.zero_grad();
-    loss.backward();
-    opt.step();
+  if (task.mask) {
+    masked_episode(net, opt, task, out, unif, rng, cfg, entropy_weight, score, rewards, kl, entropy);
+  } else {
+    const int U = static_cast<int>(out.logits.size(0));  // decision units
+    auto probs = old_logp.exp().contiguous();
+    const float* pr = probs.data_ptr<float>();
+    std::vector<int64_t> actions(static_cast<std::size_t>(K) * U);
+    for (int k = 0; k < K; ++k) {
+      int64_t* a = &actions[static_cast<std::size_t>(k) * U];
+      for (int u = 0; u < U; ++u) {
+        double x = unif(rng), acc = 0;
+        int d = D - 1;
+        for (int j = 0; j < D; ++j)
+          if ((acc += pr[u * D + j]) >= x) {
+            d = j;
+            break;
+          }
+        a[u] = d;
+      }
+      score(k, placement_of(task, out.unit_of_node, a));
+    }
+    const std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
+    auto a = torch::from_blob(actions.data(), {K, U}, torch::kLong);
+    auto adv_t = torch::from_blob(const_cast<float*>(adv.data()), {K}, torch::kFloat);
+    net->train();
+    for (int epoch = 0; epoch < cfg.pg.update_epochs; ++epoch) {
+      NetOutput now = net->forward(task.prep.x, task.prep.graph, &out.parse);
+      auto loss = ppo_loss(torch::log_softmax(now.logits, 1), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, kl,
+                           entropy);
+      if (epoch > 0 && kl > cfg.pg.target_kl) break;  // the batch no longer describes this policy
+      opt.zero_grad();
+      loss.backward();
+      opt.step();
+    }
   }
 
   EpisodeLog e;
@@ -316,7 +395,21 @@ TrainResult finish_task(HsdagNet& net, Task& task, TaskState& ts, const HsdagCon
   NetOutput out = net->forward(task.prep.x, task.prep.graph);
   auto best_dev = out.logits.argmax(1).contiguous();
   TrainResult r;
-  r.greedy = placement_of(task, out.unit_of_node, best_dev.data_ptr<int64_t>());
+  if (task.mask) {  // the most likely device among those still feasible, node by node
+    const int D = task.problem->num_devices(), U = task.prep.coarse.num_groups();
+    const auto rows = torch::tensor(std::vector<int64_t>(out.unit_of_node.begin(), out.unit_of_node.end()), torch::kLong);
+    const auto probs = torch::softmax(out.logits.index_select(0, rows), 1).contiguous();
+    std::unique_ptr<bool[]> scratch(new bool[static_cast<std::size_t>(U) * D]);
+    r.greedy = expand(task.prep.coarse, masked_choice(*task.mask, probs.data_ptr<float>(), U, D, scratch.get(),
+                                                      [&](const float* p, std::uint64_t ok) {
+                                                        int best = -1;
+                                                        for (int d = 0; d < D; ++d)
+                                                          if (((ok >> d) & 1) && (best < 0 || p[d] > p[best])) best = d;
+                                                        return best;
+                                                      }));
+  } else {
+    r.greedy = placement_of(task, out.unit_of_node, best_dev.data_ptr<int64_t>());
+  }
   Evaluation ge = task.reward->evaluate(r.greedy);
   ++ts.evaluations;
   r.greedy_latency = ge.feasible ? ge.latency : kInf;
@@ -359,7 +452,7 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
   if (cfg.resume && !cfg.checkpoint_dir.empty()) load_checkpoint(cfg.checkpoint_dir, net, opt, st, prep);
   const bool resumed = st.episode > 0;
-  Task task = make_task(problem, reward, std::move(prep), st.task, resumed);
+  Task task = make_task(problem, reward, std::move(prep), st.task, resumed, cfg.feasibility_mask);
 
   int run_episodes = 0;
   SettledWatch watch(cfg.pg);
@@ -405,7 +498,8 @@ std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, 
   std::vector<TaskState> states(tasks.size());
   std::vector<Task> run;
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    run.push_back(make_task(*tasks[i].problem, *tasks[i].reward, prepare(*tasks[i].problem, cfg), states[i], false));
+    run.push_back(make_task(*tasks[i].problem, *tasks[i].reward, prepare(*tasks[i].problem, cfg), states[i], false,
+                            cfg.feasibility_mask));
     if (run[i].problem->num_devices() != run[0].problem->num_devices() ||
         run[i].prep.features.cols != run[0].prep.features.cols)
       throw Error("", run[i].problem->graph().name(), "HSDAG: every graph must be placed on the same cluster");

@@ -31,4 +31,23 @@ inline torch::Tensor ppo_loss(const torch::Tensor& logp, const torch::Tensor& ol
   return -surrogate - entropy_weight * ent.sum();
 }
 
+// The same with a distribution per sample and decision (a feasibility mask makes each sample's
+// allowed devices differ): logp and old_logp are [samples, units, devices].
+inline torch::Tensor ppo_loss_per_sample(const torch::Tensor& logp, const torch::Tensor& old_logp,
+                                         const torch::Tensor& actions, const torch::Tensor& adv, double clip,
+                                         double entropy_weight, double& kl, double& entropy) {
+  auto taken = logp.gather(2, actions.unsqueeze(2)).squeeze(2);          // [K, U]
+  auto taken_old = old_logp.gather(2, actions.unsqueeze(2)).squeeze(2);  // [K, U]
+  auto ratio = (taken - taken_old).exp();
+  auto a = adv.unsqueeze(1);
+  auto surrogate = torch::min(ratio * a, ratio.clamp(1 - clip, 1 + clip) * a).sum(1).mean();
+  auto ent = -(logp.exp() * logp).sum(2);  // [K, U]
+  {
+    torch::NoGradGuard no_grad;
+    kl = (old_logp.exp() * (old_logp - logp)).sum(2).mean().item<double>();
+    entropy = ent.mean().item<double>();
+  }
+  return -surrogate - entropy_weight * ent.sum(1).mean();
+}
+
 }  // namespace devplace

@@ -31,6 +31,7 @@ class ObjectiveReward : public Reward {
  public:
   ObjectiveReward(const Problem& p, Objective o) : problem_(p), objective_(o), fn_(make_objective(p, o)) {}
   std::string name() const override { return "objective"; }
+  Objective objective() const override { return objective_; }
   Evaluation evaluate(const Placement& p) override {
     const double l = fn_(p);
     if (std::isfinite(l)) return {l, true, 0, 0};

@@ -30,6 +30,8 @@ class Reward {
   virtual std::string name() const = 0;
   // Evaluates one placement. May be slow (real runs); called from one thread.
   virtual Evaluation evaluate(const Placement& placement) = 0;
+  // The latency model behind it (a learner may sample only placements feasible under it).
+  virtual Objective objective() const { return Objective::simulator; }
 };
 
 // The event simulator as a reward. REQUIRES: problem outlives it.
@@ -56,6 +58,7 @@ class CountingReward : public Reward {
     return inner_.evaluate(placement);
   }
   long long count() const { return count_; }
+  Objective objective() const override { return inner_.objective(); }
 
  private:
   Reward& inner_;
