@@ -456,7 +456,10 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
 
   int run_episodes = 0;
   SettledWatch watch(cfg.pg);
-  for (; st.episode < cfg.episodes; ++st.episode) {
+  // A resumed run replays the log, so it stops where an uninterrupted run would.
+  bool settled_before = false;
+  for (const EpisodeLog& e : st.log) settled_before = watch.settled(e.entropy, e.episode - 1, cfg.episodes);
+  for (; !settled_before && st.episode < cfg.episodes; ++st.episode) {
     if (cfg.stop_after > 0 && run_episodes >= cfg.stop_after) break;
     set_lr(opt, cfg.lr * lr_share_at(cfg.pg, st.episode, cfg.episodes));
     EpisodeLog e =
