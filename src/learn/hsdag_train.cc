@@ -233,6 +233,22 @@ Placement placement_of(const Task& task, const std::vector<int>& unit_of_node, c
   return expand(task.prep.coarse, group_device);
 }
 
+// Up to cfg.pg.update_epochs optimiser steps on one batch, with the grouping it was sampled in;
+// stops once the policy has moved more than target_kl (mean per decision) from the sampling one.
+void clipped_updates(HsdagNet& net, torch::optim::Adam& opt, const Task& task, const NetOutput& sampled,
+                     const HsdagConfig& cfg, double& kl, double& entropy,
+                     const std::function<torch::Tensor(const NetOutput& now, double& kl, double& entropy)>& loss_of) {
+  net->train();
+  for (int epoch = 0; epoch < cfg.pg.update_epochs; ++epoch) {
+    NetOutput now = net->forward(task.prep.x, task.prep.graph, &sampled.parse);
+    torch::Tensor loss = loss_of(now, kl, entropy);
+    if (epoch > 0 && kl > cfg.pg.target_kl) break;  // the batch no longer describes this policy
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
+
 // The device of every coarse node under a feasibility mask: in topological order, each takes
 // the device `pick` chooses among those still feasible, from its group's probabilities `pr`.
 template <class Pick>
@@ -291,15 +307,9 @@ void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const Ne
     torch::NoGradGuard no_grad;
     old_logp = logp_of(out.logits);
   }
-  net->train();
-  for (int epoch = 0; epoch < cfg.pg.update_epochs; ++epoch) {
-    NetOutput now = net->forward(task.prep.x, task.prep.graph, &out.parse);
-    auto loss = ppo_loss_per_sample(logp_of(now.logits), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, kl, entropy);
-    if (epoch > 0 && kl > cfg.pg.target_kl) break;
-    opt.zero_grad();
-    loss.backward();
-    opt.step();
-  }
+  clipped_updates(net, opt, task, out, cfg, kl, entropy, [&](const NetOutput& now, double& k, double& h) {
+    return ppo_loss_per_sample(logp_of(now.logits), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, k, h);
+  });
 }
 
 // One policy-gradient step on one graph: sample cfg.samples placements from the policy (eval
@@ -358,16 +368,9 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
     const std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
     auto a = torch::from_blob(actions.data(), {K, U}, torch::kLong);
     auto adv_t = torch::from_blob(const_cast<float*>(adv.data()), {K}, torch::kFloat);
-    net->train();
-    for (int epoch = 0; epoch < cfg.pg.update_epochs; ++epoch) {
-      NetOutput now = net->forward(task.prep.x, task.prep.graph, &out.parse);
-      auto loss = ppo_loss(torch::log_softmax(now.logits, 1), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, kl,
-                           entropy);
-      if (epoch > 0 && kl > cfg.pg.target_kl) break;  // the batch no longer describes this policy
-      opt.zero_grad();
-      loss.backward();
-      opt.step();
-    }
+    clipped_updates(net, opt, task, out, cfg, kl, entropy, [&](const NetOutput& now, double& k, double& h) {
+      return ppo_loss(torch::log_softmax(now.logits, 1), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, k, h);
+    });
   }
 
   EpisodeLog e;
