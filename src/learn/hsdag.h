@@ -46,6 +46,11 @@ struct HsdagConfig {
   // topological order, each from its group's distribution restricted to the devices that keep
   // the placement feasible (contiguity_mask.h). Off: infeasible samples are ranked instead.
   bool feasibility_mask = true;
+  // Beyond the paper: the untrained policy's probability of the best single device at every
+  // unit (the others share the rest), as Placeto starts from that device. 0 = no lean (the
+  // default); 0.5 changes nothing on two devices and starts many-device clusters half on the
+  // best one (measured under the Tarnawski model in docs/hsdag.md).
+  double start_share = 0;
   std::uint64_t seed = 1;
   // Beyond the paper: after training, improve the best placement by single-op moves for at
   // most this many evaluations (0 = off; reported separately from the pure policy).

@@ -84,10 +84,11 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
   else if (key == "chains") c.coarsen.chains_only = flag();
   else if (key == "refine") c.refine_evals = static_cast<int>(num());
   else if (key == "mask") c.feasibility_mask = flag();
+  else if (key == "start") c.start_share = num();
   else
     throw Error("", "", "--set: unknown key '" + key +
                             "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
-                            "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask)");
+                            "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start)");
 }
 
 }  // namespace devplace

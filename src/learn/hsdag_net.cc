@@ -55,6 +55,11 @@ HsdagNetImpl::HsdagNetImpl(int features, int hidden, int devices, int gcn_layers
   }
 }
 
+void HsdagNetImpl::lean_towards(int device, double log_odds) {
+  torch::NoGradGuard no_grad;
+  pol2_->bias[device].add_(log_odds);
+}
+
 torch::Tensor HsdagNetImpl::propagate(const torch::Tensor& h, const GraphTensors& g) {
   auto msg = h.index_select(0, g.src) * g.weight;
   return torch::zeros_like(h).index_add(0, g.dst, msg);

@@ -35,6 +35,9 @@ class HsdagNetImpl : public torch::nn::Module {
   // With `parse` (from an earlier forward on the same graph) the grouping is kept as it was,
   // so that several update steps on one batch score the same decision units it was sampled in.
   NetOutput forward(const torch::Tensor& x, const GraphTensors& graph, const Parse* parse = nullptr);
+  // Adds `log_odds` to every unit's logit of `device` (the policy's output bias): a start that
+  // leans towards one device without changing anything else.
+  void lean_towards(int device, double log_odds);
 
  private:
   torch::Tensor propagate(const torch::Tensor& h, const GraphTensors& g);

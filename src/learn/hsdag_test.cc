@@ -161,6 +161,30 @@ TEST(Hsdag, BestPlacementIsFeasibleUnderTightMemory) {
   EXPECT_TRUE(reward.evaluate(r.best).feasible || !std::isfinite(r.sampled_latency));
 }
 
+// start_share leans the untrained policy towards the best single device: with a strong lean
+// and no training its own placement is that device and its samples stay close to it.
+TEST(Hsdag, StartShareLeansTheUntrainedPolicyTowardsTheBestDevice) {
+  Model m = load_model("resnet50");
+  Problem pb(m.graph, load_cluster("nvlink4"));  // 5 devices
+  SimulatedReward reward(pb);
+  HsdagConfig c = quick(0);
+  c.start_share = 0.99;
+  TrainResult leaning = train_hsdag(pb, reward, c);
+  ASSERT_TRUE(is_single_device(leaning.greedy));
+  int best = 0;
+  for (int d = 1; d < pb.num_devices(); ++d)
+    if (reward.evaluate(Placement(pb.num_ops(), d)).latency < reward.evaluate(Placement(pb.num_ops(), best)).latency) best = d;
+  EXPECT_EQ(leaning.greedy.front(), best);
+  // Its samples stay near that device; without the lean they spread over all five.
+  c.episodes = 1;
+  const double near = train_hsdag(pb, reward, c).log[0].mean_latency;
+  c.start_share = 0;
+  const double spread = train_hsdag(pb, reward, c).log[0].mean_latency;
+  EXPECT_LT(near, 0.8 * spread);
+  c.start_share = 1.5;
+  EXPECT_THROW(train_hsdag(pb, reward, c), Error);
+}
+
 // Under the latency model of Tarnawski et al. (contiguous accelerator sets, colour classes):
 // with the feasibility mask every sample is feasible and the policy's own placement beats
 // cpu-only; without it the share of feasible samples rises as the policy learns.

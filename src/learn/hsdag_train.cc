@@ -53,6 +53,8 @@ void check_config(const HsdagConfig& c) {
   if (!(c.lr > 0)) throw Error("", "", "HSDAG: learning rate must be positive");
   if (c.reward != "speedup" && c.reward != "inverse")
     throw Error("", "", "HSDAG: reward must be 'speedup' or 'inverse', not '" + c.reward + "'");
+  if (c.start_share != 0 && !(c.start_share > 0 && c.start_share < 1))
+    throw Error("", "", "HSDAG: start must be 0 (off) or in (0, 1)");
   if (c.pg.update_epochs < 1 || !(c.pg.advantage_floor > 0) || !(c.pg.clip > 0))
     throw Error("", "", "HSDAG: epochs must be at least 1, floor and clip positive");
 }
@@ -80,6 +82,7 @@ struct Task {
   Reward* reward = nullptr;
   Prepared prep;
   double reference = 1;     // the best single device's latency (the speed-up reward's unit)
+  int reference_device = 0;
   double weight_bytes = 0;  // scales the overflow penalty
   std::shared_ptr<ContiguityMask> mask;  // set: sample feasible placements only (per coarse node)
 };
@@ -213,7 +216,8 @@ Task make_task(const Problem& problem, Reward& reward, Prepared prep, TaskState&
   for (int d = 0; d < problem.num_devices(); ++d) {
     Evaluation e = reward.evaluate(Placement(problem.num_ops(), d));
     if (!resumed) ++ts.evaluations;
-    if (std::isfinite(e.latency) && (e.feasible || !std::isfinite(reference))) reference = std::min(reference, e.latency);
+    if (std::isfinite(e.latency) && (e.feasible || !std::isfinite(reference)) && e.latency < reference)
+      reference = e.latency, t.reference_device = d;
   }
   t.reference = std::isfinite(reference) ? reference : 1;
   for (int i = 0; i < problem.num_ops(); ++i) t.weight_bytes += static_cast<double>(problem.weight_bytes(i));
@@ -434,6 +438,15 @@ TrainResult finish_task(HsdagNet& net, Task& task, TaskState& ts, const HsdagCon
   return r;
 }
 
+// The untrained policy leans towards the best single device (HsdagConfig::start_share); a
+// loaded policy keeps what it learned.
+void lean_to_reference(HsdagNet& net, const Task& task, const HsdagConfig& cfg) {
+  const int D = task.problem->num_devices();
+  if (!cfg.init_policy.empty() || D < 2 || cfg.start_share == 0) return;
+  const double log_odds = std::log((D - 1) * cfg.start_share / (1 - cfg.start_share));
+  if (log_odds != 0) net->lean_towards(task.reference_device, log_odds);
+}
+
 HsdagNet make_policy_net(const Prepared& prep, int devices, const HsdagConfig& cfg) {
   HsdagNet net = make_net(prep, devices, cfg);
   if (!cfg.init_policy.empty()) load_policy(cfg.init_policy, net, prep.features.cols, devices, cfg);
@@ -456,6 +469,7 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   if (cfg.resume && !cfg.checkpoint_dir.empty()) load_checkpoint(cfg.checkpoint_dir, net, opt, st, prep);
   const bool resumed = st.episode > 0;
   Task task = make_task(problem, reward, std::move(prep), st.task, resumed, cfg.feasibility_mask);
+  if (!resumed) lean_to_reference(net, task, cfg);
 
   int run_episodes = 0;
   SettledWatch watch(cfg.pg);
@@ -511,6 +525,7 @@ std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, 
       throw Error("", run[i].problem->graph().name(), "HSDAG: every graph must be placed on the same cluster");
   }
   HsdagNet net = make_policy_net(run[0].prep, run[0].problem->num_devices(), cfg);
+  lean_to_reference(net, run[0], cfg);  // the first graph's best device
   torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
   std::vector<std::vector<EpisodeLog>> logs(tasks.size());
   for (int ep = 0; ep < cfg.episodes; ++ep) {
