@@ -113,7 +113,8 @@ enum class TrainedPick {
   polished   // the polish of the better of the two (TrainResult::polished)
 };
 
-// Trains on `reward` and returns the best placement seen. `on_episode` (optional) is called
+// Trains on `reward` and returns the policy's own placement, the best it sampled and (if
+// asked) the polished one, with their evaluations. `on_episode` (optional) is called
 // after every episode, e.g. for progress. Throws Error on bad config or a corrupt checkpoint.
 TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfig& config,
                         const std::function<void(const EpisodeLog&)>& on_episode = {});
@@ -124,7 +125,7 @@ struct HsdagTask {
   Reward* reward = nullptr;
 };
 // One policy trained on several graphs placed on the same cluster: episode e trains on
-// tasks[e % tasks.size()]. Returns one result per task (its best placement seen and the final
+// tasks[e % tasks.size()]. Returns one result per task (its best sampled placement and the final
 // policy's); each log holds that task's episodes. No checkpoints (throws Error if asked).
 std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, const HsdagConfig& config,
                                            const std::function<void(const EpisodeLog&)>& on_episode = {});

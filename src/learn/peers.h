@@ -2,7 +2,8 @@
 // EpisodeLog / TrainResult, checkpoints) so that a comparison differs only in the method:
 //   rnn           Mirhoseini et al. 2017: co-location groups (coarsen()) read in topological
 //                 order by a seq2seq LSTM whose attention decoder emits one device per group;
-//                 REINFORCE, reward -sqrt(normalised latency), moving-average baseline.
+//                 REINFORCE, reward -sqrt(normalised latency), advantages centred on the
+//                 batch (policy_gradient.h).
 //   hierarchical  Mirhoseini et al. 2018: a feed-forward Grouper samples one of `groups`
 //                 groups per op, the same seq2seq Placer places the groups; trained jointly
 //                 (the sum of both log-probabilities).
