@@ -157,7 +157,9 @@ TEST(Hsdag, BestPlacementIsFeasibleUnderTightMemory) {
   HsdagConfig c = quick(5);
   TrainResult r = train_hsdag(pb, reward, c);
   // The best sampled placement kept is always a feasible one.
-  if (!r.sampled.empty()) EXPECT_TRUE(reward.evaluate(r.sampled).feasible);
+  if (!r.sampled.empty()) {
+    EXPECT_TRUE(reward.evaluate(r.sampled).feasible);
+  }
   EXPECT_TRUE(reward.evaluate(r.best).feasible || !std::isfinite(r.sampled_latency));
 }
 

@@ -81,9 +81,7 @@ struct Task {
   const Problem* problem = nullptr;
   Reward* reward = nullptr;
   Prepared prep;
-  double reference = 1;     // the best single device's latency (the speed-up reward's unit)
-  int reference_device = 0;
-  double weight_bytes = 0;  // scales the overflow penalty
+  SingleDeviceReference reference;  // the speed-up reward's unit
   std::shared_ptr<ContiguityMask> mask;  // set: sample feasible placements only (per coarse node)
 };
 
@@ -212,15 +210,8 @@ Task make_task(const Problem& problem, Reward& reward, Prepared prep, TaskState&
   t.problem = &problem;
   t.reward = &reward;
   t.prep = std::move(prep);
-  double reference = std::numeric_limits<double>::infinity();
-  for (int d = 0; d < problem.num_devices(); ++d) {
-    Evaluation e = reward.evaluate(Placement(problem.num_ops(), d));
-    if (!resumed) ++ts.evaluations;
-    if (std::isfinite(e.latency) && (e.feasible || !std::isfinite(reference)) && e.latency < reference)
-      reference = e.latency, t.reference_device = d;
-  }
-  t.reference = std::isfinite(reference) ? reference : 1;
-  for (int i = 0; i < problem.num_ops(); ++i) t.weight_bytes += static_cast<double>(problem.weight_bytes(i));
+  t.reference = best_single_device(problem, reward);
+  if (!resumed) ts.evaluations += problem.num_devices();
   if (mask && reward.objective() == Objective::tarnawski)
     t.mask = std::make_shared<ContiguityMask>(problem, t.prep.coarse);
   return t;
@@ -253,6 +244,18 @@ void clipped_updates(HsdagNet& net, torch::optim::Adam& opt, const Task& task, c
   }
 }
 
+// Under a feasibility mask every coarse node decides on its own, from its group's logits:
+// the logits row of each node, and the nodes' device probabilities [nodes, devices].
+struct NodeRows {
+  torch::Tensor rows, probs;
+};
+NodeRows node_rows(const NetOutput& out) {
+  NodeRows n;
+  n.rows = torch::tensor(std::vector<int64_t>(out.unit_of_node.begin(), out.unit_of_node.end()), torch::kLong);
+  n.probs = torch::softmax(out.logits.index_select(0, n.rows), 1).contiguous();
+  return n;
+}
+
 // The device of every coarse node under a feasibility mask: in topological order, each takes
 // the device `pick` chooses among those still feasible, from its group's probabilities `pr`.
 template <class Pick>
@@ -278,8 +281,7 @@ void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const Ne
                     double entropy_weight, const std::function<void(int, Placement)>& score,
                     const std::vector<double>& rewards, double& kl, double& entropy) {
   const int D = task.problem->num_devices(), K = cfg.samples, U = task.prep.coarse.num_groups();
-  const auto rows = torch::tensor(std::vector<int64_t>(out.unit_of_node.begin(), out.unit_of_node.end()), torch::kLong);
-  const auto probs = torch::softmax(out.logits.index_select(0, rows), 1).contiguous();  // [U, D]
+  const auto [rows, probs] = node_rows(out);
   auto allowed = torch::zeros({K, U, D}, torch::kBool);
   std::vector<int64_t> actions(static_cast<std::size_t>(K) * U);
   for (int k = 0; k < K; ++k) {
@@ -340,7 +342,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
     Evaluation e = task.reward->evaluate(p);
     ++ts.evaluations;
     latencies[k] = e.latency;
-    rewards[k] = placement_reward(e, task.reference, kind, cfg.overflow_penalty);
+    rewards[k] = placement_reward(e, task.reference.latency, kind, cfg.overflow_penalty);
     feasible += e.feasible ? 1 : 0;
     if (e.feasible && e.latency < ts.best_latency) {
       ts.best_latency = e.latency;
@@ -400,12 +402,10 @@ TrainResult finish_task(HsdagNet& net, Task& task, TaskState& ts, const HsdagCon
   torch::NoGradGuard no_grad;
   net->eval();
   NetOutput out = net->forward(task.prep.x, task.prep.graph);
-  auto best_dev = out.logits.argmax(1).contiguous();
   TrainResult r;
   if (task.mask) {  // the most likely device among those still feasible, node by node
     const int D = task.problem->num_devices(), U = task.prep.coarse.num_groups();
-    const auto rows = torch::tensor(std::vector<int64_t>(out.unit_of_node.begin(), out.unit_of_node.end()), torch::kLong);
-    const auto probs = torch::softmax(out.logits.index_select(0, rows), 1).contiguous();
+    const torch::Tensor probs = node_rows(out).probs;
     std::unique_ptr<bool[]> scratch(new bool[static_cast<std::size_t>(U) * D]);
     r.greedy = expand(task.prep.coarse, masked_choice(*task.mask, probs.data_ptr<float>(), U, D, scratch.get(),
                                                       [&](const float* p, std::uint64_t ok) {
@@ -415,6 +415,7 @@ TrainResult finish_task(HsdagNet& net, Task& task, TaskState& ts, const HsdagCon
                                                         return best;
                                                       }));
   } else {
+    const torch::Tensor best_dev = out.logits.argmax(1).contiguous();
     r.greedy = placement_of(task, out.unit_of_node, best_dev.data_ptr<int64_t>());
   }
   Evaluation ge = task.reward->evaluate(r.greedy);
@@ -444,7 +445,7 @@ void lean_to_reference(HsdagNet& net, const Task& task, const HsdagConfig& cfg) 
   const int D = task.problem->num_devices();
   if (!cfg.init_policy.empty() || D < 2 || cfg.start_share == 0) return;
   const double log_odds = std::log((D - 1) * cfg.start_share / (1 - cfg.start_share));
-  if (log_odds != 0) net->lean_towards(task.reference_device, log_odds);
+  if (log_odds != 0) net->lean_towards(task.reference.device, log_odds);
 }
 
 HsdagNet make_policy_net(const Prepared& prep, int devices, const HsdagConfig& cfg) {

@@ -32,36 +32,12 @@ void check_config(const PeerConfig& c) {
     throw Error("", "", "policy files are supported for placeto only, not " + c.algo);
 }
 
-// What the rewards of one problem are normalised by.
-struct Scale {
-  double reference = 1;     // best single-device latency (feasible if any is)
-  double weight_bytes = 1;  // total weight bytes, for the overflow penalty
-  int best_device = 0;
-};
-
-// The single-device placements are evaluated for the reward's unit only, not as samples.
-Scale scale_of(const Problem& problem, Reward& reward) {
-  Scale s;
-  s.reference = kInf;
-  for (int d = 0; d < problem.num_devices(); ++d) {
-    Evaluation e = reward.evaluate(Placement(problem.num_ops(), d));
-    if (std::isfinite(e.latency) && e.latency > 0 && (e.feasible || !std::isfinite(s.reference)) &&
-        e.latency < s.reference)
-      s.reference = e.latency, s.best_device = d;
-  }
-  if (!std::isfinite(s.reference)) s.reference = 1;
-  double w = 0;
-  for (int i = 0; i < problem.num_ops(); ++i) w += static_cast<double>(problem.weight_bytes(i));
-  s.weight_bytes = std::max(1.0, w);
-  return s;
-}
-
 // Normalised cost of an evaluation: latency / reference, plus the overflow penalty.
 // Infeasible placements are ranked by how far from feasible they are (Evaluation::violation).
-double cost_of(const Evaluation& e, const Scale& s, const PeerConfig& c) {
+double cost_of(const Evaluation& e, const SingleDeviceReference& s, const PeerConfig& c) {
   const double penalty = e.feasible ? 0.0 : c.overflow_penalty * (1.0 + e.violation);
   if (!std::isfinite(e.latency) || e.latency <= 0) return 10.0 + penalty;
-  return e.latency / s.reference + penalty;
+  return e.latency / s.latency + penalty;
 }
 
 // Fills the fields every learner reports: the policy's own placement, the best sampled one, the
@@ -265,7 +241,7 @@ PeerResult train_seq2seq(const Problem& problem, Reward& uncounted, const PeerCo
   torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
   TrainerState st;
   st.baseline = {0}, st.baseline_set = {0}, st.best_latency = {kInf}, st.best.resize(1);
-  const Scale scale = scale_of(problem, reward);
+  const SingleDeviceReference scale = best_single_device(problem, reward);
   if (cfg.resume && !cfg.checkpoint_dir.empty()) load_checkpoint(cfg, *net, opt, st);
 
   int run_episodes = 0;
@@ -333,7 +309,7 @@ struct PlacetoGraph {
   Coarsening coarse;
   torch::Tensor x;
   DagTensors dag;
-  Scale scale;
+  SingleDeviceReference scale;  // what this graph's rewards are normalised by
   int G = 0;
   std::size_t baseline_offset = 0;  // this graph's per-step baselines in TrainerState::baseline
 };
@@ -380,9 +356,9 @@ Sweep run_sweep(PlacetoNet& net, PlacetoGraph& g, int K, bool greedy, const Peer
   torch::NoGradGuard no_grad;
   Sweep s;
   const int G = g.G;
-  const Evaluation e0 = g.reward->evaluate(Placement(g.problem->num_ops(), g.scale.best_device));
+  const Evaluation e0 = g.reward->evaluate(Placement(g.problem->num_ops(), g.scale.device));
   const double c0 = cost_of(e0, g.scale, cfg);
-  auto place = torch::full({K, G}, g.scale.best_device, torch::kLong);
+  auto place = torch::full({K, G}, g.scale.device, torch::kLong);
   s.before = torch::empty({G, K, G}, torch::kLong);
   s.actions = torch::empty({G, K}, torch::kLong);
   s.cost.assign(K, std::vector<double>(G + 1, c0));
@@ -450,7 +426,7 @@ std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& uncount
     g.dag = DagTensors::build(g.G, dag_edges(g.coarse));
     st.best_latency.push_back(kInf);
     st.best.emplace_back();
-    g.scale = scale_of(*t.problem, *t.reward);
+    g.scale = best_single_device(*t.problem, *t.reward);
     g.baseline_offset = st.baseline.size();
     st.baseline.resize(st.baseline.size() + g.G, 0.0);
     graphs.push_back(std::move(g));

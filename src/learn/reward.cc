@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "place/tarnawski_objective.h"
 
@@ -23,6 +24,18 @@ Evaluation SimulatedReward::evaluate(const Placement& placement) {
   // An infeasible placement always has a positive violation, even one that overflows nothing
   // (an op placed where it cannot run).
   return {s.makespan, false, over, std::max(1e-6, static_cast<double>(over) / weight_bytes_)};
+}
+
+SingleDeviceReference best_single_device(const Problem& problem, Reward& reward) {
+  SingleDeviceReference r;
+  double best = std::numeric_limits<double>::infinity();
+  for (int d = 0; d < problem.num_devices(); ++d) {
+    const Evaluation e = reward.evaluate(Placement(problem.num_ops(), d));
+    if (std::isfinite(e.latency) && e.latency > 0 && (e.feasible || !std::isfinite(best)) && e.latency < best)
+      best = e.latency, r.device = d;
+  }
+  if (std::isfinite(best)) r.latency = best;
+  return r;
 }
 
 namespace {

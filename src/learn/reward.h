@@ -65,6 +65,15 @@ class CountingReward : public Reward {
   long long count_ = 0;
 };
 
+// A learner's unit of reward: the fastest single-device placement, found with one evaluation
+// per device (these are references, not samples of a policy). Feasible devices are preferred
+// once one has been timed; latency stays 1 s when no device could be timed.
+struct SingleDeviceReference {
+  double latency = 1;  // seconds
+  int device = 0;
+};
+SingleDeviceReference best_single_device(const Problem& problem, Reward& reward);
+
 // The reward a placer trains on under `objective`: the simulator, or any other objective
 // wrapped as a Reward (infeasible = +inf latency, no overflow figure).
 std::unique_ptr<Reward> make_reward(const Problem& problem, Objective objective);
