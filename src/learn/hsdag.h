@@ -46,6 +46,11 @@ struct HsdagConfig {
   // topological order, each from its group's distribution restricted to the devices that keep
   // the placement feasible (contiguity_mask.h). Off: infeasible samples are ranked instead.
   bool feasibility_mask = true;
+  // Under the Tarnawski objective, every single-predecessor chain is one decision unit (the
+  // preset's units otherwise): an accelerator's ops must form a contiguous set there, and per-op
+  // units over 6-15 devices left the policy's own placement behind cpu-only on Layer/inceptionv3
+  // and far behind its samples on gnmt and bert_l-12 (docs/hsdag.md).
+  bool chains_under_contiguity = true;
   // Beyond the paper: the untrained policy's probability of the best single device at every
   // unit (the others share the rest), as Placeto starts from that device. 0 = no lean (the
   // default); 0.5 changes nothing on two devices and starts many-device clusters half on the
@@ -68,6 +73,9 @@ struct HsdagConfig {
   std::string init_policy;
   std::string save_policy;
 };
+
+// The configuration training on `objective` uses: `config` with chains_under_contiguity applied.
+HsdagConfig hsdag_config_for(HsdagConfig config, Objective objective);
 
 // "paper": the released configuration; "default": ours (chosen by measurement, docs/hsdag.md).
 HsdagConfig hsdag_preset(const std::string& name);

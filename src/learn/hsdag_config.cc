@@ -37,6 +37,12 @@ HsdagConfig hsdag_preset(const std::string& name) {
   throw Error("", "", "unknown HSDAG preset '" + name + "' (known: default, paper)");
 }
 
+HsdagConfig hsdag_config_for(HsdagConfig config, Objective objective) {
+  if (objective == Objective::tarnawski && config.chains_under_contiguity)
+    config.coarsen.merge_single_predecessor = true;
+  return config;
+}
+
 void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
   auto eq = assignment.find('=');
   if (eq == std::string::npos) throw Error("", "", "--set expects KEY=VALUE, got '" + assignment + "'");
@@ -85,10 +91,11 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
   else if (key == "refine") c.refine_evals = static_cast<int>(num());
   else if (key == "mask") c.feasibility_mask = flag();
   else if (key == "start") c.start_share = num();
+  else if (key == "tarnawski_chains") c.chains_under_contiguity = flag();
   else
     throw Error("", "", "--set: unknown key '" + key +
                             "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
-                            "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start)");
+                            "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, tarnawski_chains)");
 }
 
 }  // namespace devplace

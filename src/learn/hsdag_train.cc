@@ -456,8 +456,9 @@ HsdagNet make_policy_net(const Prepared& prep, int devices, const HsdagConfig& c
 
 }  // namespace
 
-TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfig& cfg,
+TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfig& config,
                         const std::function<void(const EpisodeLog&)>& on_episode) {
+  const HsdagConfig cfg = hsdag_config_for(config, reward.objective());
   check_config(cfg);
   const auto t_start = std::chrono::steady_clock::now();
   torch::set_num_threads(1);  // fastest here, and deterministic
@@ -506,10 +507,11 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   return r;
 }
 
-std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, const HsdagConfig& cfg,
+std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, const HsdagConfig& config,
                                            const std::function<void(const EpisodeLog&)>& on_episode) {
-  check_config(cfg);
   if (tasks.empty()) throw Error("", "", "HSDAG: no graphs to train on");
+  const HsdagConfig cfg = hsdag_config_for(config, tasks[0].reward->objective());
+  check_config(cfg);
   if (!cfg.checkpoint_dir.empty() || cfg.resume)
     throw Error("", "", "HSDAG: checkpoints are for training on one graph; train on several without --checkpoint");
   const auto t_start = std::chrono::steady_clock::now();
