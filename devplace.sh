@@ -5,6 +5,7 @@
 #   ./devplace.sh test    build + run every test suite with CTest
 #   ./devplace.sh demo    build + run the main job on the bundled default model and cluster
 #   ./devplace.sh bench   build + run the Google Benchmark programs
+#   ./devplace.sh asan    build with ASan+UBSan in build-asan/ and run the suite (not the slow tests)
 set -euo pipefail
 cd "$(dirname "$0")"
 BUILD_DIR=${BUILD_DIR:-build}
@@ -49,12 +50,26 @@ case "$cmd" in
     build
     "$BUILD_DIR/devplace" demo "$@"
     ;;
+  asan)
+    setup
+    ASAN_DIR=${ASAN_DIR:-build-asan}
+    if [ ! -f "$ASAN_DIR/build.ninja" ]; then
+      cmake -S . -B "$ASAN_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDEVPLACE_SANITIZE=ON \
+        -DDEVPLACE_BUILD_BENCH=OFF
+    fi
+    cmake --build "$ASAN_DIR" -j "${JOBS:-2}"
+    # LibTorch is not instrumented: its own allocations are not checked, and leaks it keeps on
+    # purpose (thread pools, registries) are not ours to report.
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1} \
+      UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+      ctest --test-dir "$ASAN_DIR" --output-on-failure -j "${JOBS:-2}" -LE slow "$@"
+    ;;
   bench)
     build
     for b in "$BUILD_DIR"/*_bench; do "$b" "$@"; done
     ;;
   *)
-    sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'
     [ "$cmd" = help ] || exit 2
     ;;
 esac

@@ -25,9 +25,8 @@ static void BM_HsdagTrain(benchmark::State& state, const char* model) {
   }
   state.counters["ops"] = pb.num_ops();
   state.counters["groups"] = groups;
-  state.counters["s_per_episode"] =
-      benchmark::Counter(static_cast<double>(state.iterations()) * c.episodes,
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["s_per_episode"] = benchmark::Counter(static_cast<double>(state.iterations()) * c.episodes,
+                                                       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK_CAPTURE(BM_HsdagTrain, resnet50, "resnet50")->Arg(10)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_HsdagTrain, bert_base, "bert_base")->Arg(10)->Unit(benchmark::kMillisecond);

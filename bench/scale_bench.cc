@@ -3,8 +3,8 @@
 // makespan() of a random placement; `ns_per_op` should stay roughly flat if it scales linearly.
 #include <benchmark/benchmark.h>
 
-#include "random_placements.h"
 #include "place/synthetic.h"
+#include "random_placements.h"
 
 namespace devplace {
 

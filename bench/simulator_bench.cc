@@ -2,8 +2,8 @@
 // cluster (the inner loop of every search and training method). Reports time per op.
 #include <benchmark/benchmark.h>
 
-#include "random_placements.h"
 #include "io/model.h"
+#include "random_placements.h"
 #include "sim/simulator.h"
 
 namespace devplace {

@@ -67,9 +67,12 @@ TEST(Cli, CycleInNativeGraph) {
   const std::string op = R"("type": "Relu", "attrs": {}, "flops": 1, "macs": 0, "weight_bytes": 0,
       "bytes_accessed": 8)";
   std::string path = temp_file("cycle.json", R"({"format": "devplace-graph", "version": 1, "name": "c",
-    "tensors": [{"name": "a:0", )" + tensor + R"(}, {"name": "b:0", )" + tensor + R"(}],
-    "ops": [{"name": "a", "inputs": ["b:0"], "outputs": ["a:0"], )" + op + R"(},
-            {"name": "b", "inputs": ["a:0"], "outputs": ["b:0"], )" + op + "}]}");
+    "tensors": [{"name": "a:0", )" + tensor + R"(}, {"name": "b:0", )" +
+                                                 tensor + R"(}],
+    "ops": [{"name": "a", "inputs": ["b:0"], "outputs": ["a:0"], )" +
+                                                 op + R"(},
+            {"name": "b", "inputs": ["a:0"], "outputs": ["b:0"], )" +
+                                                 op + "}]}");
   expect_one_line_error(devplace("info " + path), "cycle");
 }
 
@@ -144,7 +147,8 @@ TEST(Cli, RunComparesPlacementsAndTracesOne) {
 TEST(Cli, RunNeedsAnOnnxModel) {
   const std::string ir = shared_dir() + "/data/openvino/mobilenet_v2.xml";
   if (!file_exists(ir)) GTEST_SKIP() << "no ../shared/data/openvino here (a fresh clone has no shared data)";
-  expect_one_line_error(devplace("run " + ir + " --cluster clusters/local2.toml"), "the executor runs ONNX models only");
+  expect_one_line_error(devplace("run " + ir + " --cluster clusters/local2.toml"),
+                        "the executor runs ONNX models only");
 }
 
 TEST(Cli, HsdagPolicyTrainsOnTwoModelsAndPlacesAThird) {
@@ -186,8 +190,8 @@ TEST(Cli, MeasurementCountsAreChecked) {
 
 TEST(Cli, ProfileWritesCostsAndValidatesThem) {
   const std::string costs = ::testing::TempDir() + "/costs.json";
-  Result r = devplace("profile resnet50 --input input=1,3,32,32 --cluster clusters/local2.toml --runs 2 --validate 2 -o " +
-                      costs);
+  Result r = devplace(
+      "profile resnet50 --input input=1,3,32,32 --cluster clusters/local2.toml --runs 2 --validate 2 -o " + costs);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("validation: 2 random placements"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("calibrated simulator vs measured: median absolute error"), std::string::npos) << r.output;

@@ -34,7 +34,9 @@ void add_compare_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("compare", "Run every placer on one model and cluster; one row per placer");
   add_model_options(*cmd, a->model);
-  cmd->add_option("--algos", a->algos, "Comma-separated algorithms (default: single devices, the classical set, hsdag and hsdag+polish)");
+  cmd->add_option("--algos", a->algos,
+                  "Comma-separated algorithms (default: single devices, the classical set (with tarnawski-greedy and "
+                  "tarnawski-dp under --objective tarnawski), hsdag and hsdag+polish)");
   add_search_options(*cmd, a->search);
   cmd->add_flag("--json", a->json, "Print JSON");
   cmd->add_flag("--csv", a->csv, "Print CSV");
@@ -42,31 +44,37 @@ void add_compare_command(CLI::App& app) {
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
     std::vector<std::string> algos = split_list(a->algos);
+    const PlaceOptions options = place_options(a->search);
     if (algos.empty()) {
-      algos = default_algorithms(pb);
+      algos = default_algorithms(pb, options.objective);
       algos.push_back("hsdag");
       algos.push_back("hsdag+polish");
     }
-    Comparison cmp = compare_placers(pb, algos, place_options(a->search), make_any_placer);
+    Comparison cmp = compare_placers(pb, algos, options, make_any_placer);
     auto speedup = [](double ref, double v) { return std::isfinite(v) && v > 0 && ref > 0 ? ref / v : 0.0; };
     if (a->json) {
-      nlohmann::json j = {{"model", pb.graph().name()}, {"cluster", pb.cluster().name},
-                          {"objective", a->search.objective}, {"lower_bound_ms", cmp.lower_bound * 1e3}};
+      nlohmann::json j = {{"model", pb.graph().name()},
+                          {"cluster", pb.cluster().name},
+                          {"objective", a->search.objective},
+                          {"lower_bound_ms", cmp.lower_bound * 1e3}};
       for (const auto& r : cmp.rows)
         j["rows"].push_back({{"algorithm", r.algorithm},
-                             {"latency_ms", r.verdict.feasible ? r.verdict.latency * 1e3 : -1},
+                             // Infeasible rows have no latency: null, not a number a script could sort.
+                             {"latency_ms", r.verdict.feasible ? nlohmann::json(r.verdict.latency * 1e3) : nullptr},
                              {"feasible", r.verdict.feasible},
                              {"speedup_vs_slowest_single", speedup(cmp.slowest_single, r.verdict.latency)},
                              {"speedup_vs_best_single", speedup(cmp.best_single, r.verdict.latency)},
-                             {"gap_to_lower_bound", r.verdict.feasible ? r.verdict.latency / cmp.lower_bound - 1 : -1},
+                             {"gap_to_lower_bound",
+                              r.verdict.feasible ? nlohmann::json(r.verdict.latency / cmp.lower_bound - 1) : nullptr},
                              {"place_seconds", r.place_seconds},
                              {"note", r.verdict.feasible ? "" : r.verdict.reason}});
       std::printf("%s\n", j.dump(2).c_str());
       return;
     }
     if (a->csv) {
-      std::printf("model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,"
-                  "gap_to_lower_bound,place_seconds\n");
+      std::printf(
+          "model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,"
+          "gap_to_lower_bound,place_seconds\n");
       for (const auto& r : cmp.rows)
         std::printf("%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f\n", pb.graph().name().c_str(), pb.cluster().name.c_str(),
                     r.algorithm.c_str(), ms(r.verdict.latency).c_str(), r.verdict.feasible ? 1 : 0,
@@ -95,7 +103,8 @@ void add_compare_command(CLI::App& app) {
                   speedup(cmp.best_single, r.verdict.latency), gap, r.place_seconds, r.verdict.feasible ? "yes" : "NO");
     }
     for (const auto& r : cmp.rows)
-      if (r.error.empty() && !r.verdict.feasible) std::printf("\n%s: %s", r.algorithm.c_str(), r.verdict.reason.c_str());
+      if (r.error.empty() && !r.verdict.feasible)
+        std::printf("\n%s: %s", r.algorithm.c_str(), r.verdict.reason.c_str());
     std::printf("\n");
   });
 }

@@ -39,8 +39,8 @@ void report(const ModelOptions& mo) {
   int cpu = c.first_of_kind("cpu");
   for (int d = 0; d < D; ++d)
     if (d != cpu && cpu >= 0 && std::isfinite(single[d]) && single[d] > 0) {
-      std::printf("%-14s %-22s %-8s cpu-only / %s-only = %.2fx\n", g.name().c_str(), c.name.c_str(), "", c.devices[d].name.c_str(),
-                  single[cpu] / single[d]);
+      std::printf("%-14s %-22s %-8s cpu-only / %s-only = %.2fx\n", g.name().c_str(), c.name.c_str(), "",
+                  c.devices[d].name.c_str(), single[cpu] / single[d]);
       break;
     }
 }
@@ -55,7 +55,8 @@ void add_costs_command(CLI::App& app) {
     std::string costs;
   };
   auto a = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("costs", "Single-device makespans and the share of ops each device wins, per model and cluster");
+  auto* cmd = app.add_subcommand(
+      "costs", "Single-device makespans and the share of ops each device wins, per model and cluster");
   cmd->add_option("models", a->models, "Models (default: the three bundled ones)");
   cmd->add_option("--cluster,-c", a->clusters, "Clusters (default: the model's own devices, else every preset)");
   cmd->add_option("--input", a->inputs, "Bind a dynamic input shape (repeatable)");

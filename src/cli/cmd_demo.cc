@@ -51,8 +51,9 @@ void add_demo_command(CLI::App& app) {
     });
     progress.finish();
     char what[256];
-    std::snprintf(what, sizeof what, "HSDAG: %d episodes x %d samples in %.1f s; %d ops -> %d coarse nodes -> %d groups",
-                  r.episodes, cfg.samples, r.seconds, g.num_ops(), r.coarse_nodes, r.groups);
+    std::snprintf(what, sizeof what,
+                  "HSDAG: %d episodes x %d samples in %.1f s; %d ops -> %d coarse nodes -> %d groups", r.episodes,
+                  cfg.samples, r.seconds, g.num_ops(), r.coarse_nodes, r.groups);
     print_result(what, r);
     std::printf("\n");
 
@@ -70,7 +71,8 @@ void add_demo_command(CLI::App& app) {
       std::printf("| %-14s | %12s | %13.2fx |\n", row.algorithm.c_str(), ms(row.verdict.latency).c_str(),
                   std::isfinite(row.verdict.latency) ? cpu / row.verdict.latency : 0.0);
     auto row = [&](const char* name, double latency) {
-      std::printf("| %-14s | %12s | %13.2fx |\n", name, ms(latency).c_str(), std::isfinite(latency) ? cpu / latency : 0.0);
+      std::printf("| %-14s | %12s | %13.2fx |\n", name, ms(latency).c_str(),
+                  std::isfinite(latency) ? cpu / latency : 0.0);
     };
     row("hsdag", r.greedy_latency);
     row("hsdag-sampled", r.sampled_latency);
@@ -80,7 +82,8 @@ void add_demo_command(CLI::App& app) {
     // 3. Outputs a person can open.
     Simulator sim(pb);
     Schedule s = sim.run(r.greedy);
-    write_placement(a->out + "/placement.json", g, c, r.greedy, {a->model.model, a->model.cluster, "hsdag-default", a->seed, s.makespan});
+    write_placement(a->out + "/placement.json", g, c, r.greedy,
+                    {a->model.model, a->model.cluster, "hsdag-default", a->seed, s.makespan});
     write_chrome_trace(a->out + "/trace.json", pb, s);
     write_file_atomic(a->out + "/training.csv", log_csv(r.log));
     write_file_atomic(a->out + "/training.svg", training_svg("HSDAG training: " + g.name() + " on " + c.name, r.log));

@@ -33,10 +33,11 @@ void add_info_command(CLI::App& app) {
     std::vector<std::pair<std::string, int>> rows(hist.begin(), hist.end());
     std::stable_sort(rows.begin(), rows.end(), [](auto& a, auto& b) { return a.second > b.second; });
     if (*as_json) {
-      nlohmann::json j = {{"model", g.name()}, {"file", g.source()}, {"ops", g.num_ops()}, {"edges", g.num_edges()},
-                          {"tensors", g.num_tensors()}, {"flops", flops}, {"macs", macs},
-                          {"weight_bytes", params}, {"tensors_with_unknown_dims", unknown_shapes},
-                          {"op_types", hist}};
+      nlohmann::json j = {
+          {"model", g.name()},      {"file", g.source()},         {"ops", g.num_ops()},
+          {"edges", g.num_edges()}, {"tensors", g.num_tensors()}, {"flops", flops},
+          {"macs", macs},           {"weight_bytes", params},     {"tensors_with_unknown_dims", unknown_shapes},
+          {"op_types", hist}};
       if (m.cluster) j["own_cluster"] = m.cluster->name;
       std::printf("%s\n", j.dump(2).c_str());
       return;
@@ -45,7 +46,8 @@ void add_info_command(CLI::App& app) {
     std::printf("ops         %d\nedges       %zu\ntensors     %d\n", g.num_ops(), g.num_edges(), g.num_tensors());
     std::printf("FLOPs       %.3f G (%.3f GMACs in Conv/MatMul/Gemm; 1 MAC = 2 FLOPs)\n", flops / 1e9, macs / 1e9);
     std::printf("weights     %.2f MiB\n", static_cast<double>(params) / 1048576.0);
-    if (unknown_shapes) std::printf("unknown     %d tensors keep dynamic dims (bind them with --input)\n", unknown_shapes);
+    if (unknown_shapes)
+      std::printf("unknown     %d tensors keep dynamic dims (bind them with --input)\n", unknown_shapes);
     if (m.cluster) std::printf("devices     the file defines its own cluster '%s'\n", m.cluster->name.c_str());
     std::printf("op types:\n");
     for (auto& [type, n] : rows) std::printf("  %-28s %5d  (%s)\n", type.c_str(), n, op_class_name(classify(type)));

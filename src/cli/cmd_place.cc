@@ -41,14 +41,18 @@ void add_place_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("place", "Place a model with one algorithm and write the placement");
   add_model_options(*cmd, a->model);
-  cmd->add_option("--algo,-a", a->algo, "Algorithm: " + [] {
-    std::string s;
-    for (auto& n : placer_names()) s += n + ", ";
-    return s + "hsdag (the policy's own placement; --budget N sets its episodes), hsdag-sampled (the best it sampled), "
+  cmd->add_option(
+      "--algo,-a", a->algo, "Algorithm: " + [] {
+        std::string s;
+        for (auto& n : classical_placer_names()) s += n + ", ";
+        return s +
+               "hsdag (the policy's own placement; --budget N sets its episodes), hsdag-sampled (the best it sampled), "
                "hsdag+polish, hsdag-paper, rnn, hierarchical, placeto, <device>-only (default local-search)";
-  }());
+      }());
   add_search_options(*cmd, a->search);
-  cmd->add_option("--policy", a->policy, "Place zero-shot with a trained policy (devplace train --save-policy): HSDAG's with --algo hsdag, else Placeto's");
+  cmd->add_option("--policy", a->policy,
+                  "Place zero-shot with a trained policy (devplace train --save-policy): HSDAG's with --algo hsdag, "
+                  "else Placeto's");
   cmd->add_option("--finetune", a->finetune, "With --policy: fine-tune for N episodes on this model first");
   cmd->add_option("-o,--output", a->out, "Placement file to write (JSON)");
   cmd->add_option("--trace", a->trace, "Chrome trace of the simulated schedule");
@@ -63,7 +67,8 @@ void add_place_command(CLI::App& app) {
     // is no learner).
     const std::string learner = a->algo == "hsdag" ? "hsdag" : "placeto";
     const std::string algo =
-        a->policy.empty() ? a->algo : learner + ":" + a->policy + (a->finetune > 0 ? ":" + std::to_string(a->finetune) : "");
+        a->policy.empty() ? a->algo
+                          : learner + ":" + a->policy + (a->finetune > 0 ? ":" + std::to_string(a->finetune) : "");
     auto placer = make_any_placer(pb, algo);
     auto t0 = std::chrono::steady_clock::now();
     Placement p = placer->place(pb, opts);

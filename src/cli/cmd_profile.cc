@@ -6,16 +6,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "cli/command_list.h"
 #include "exec/profiler.h"
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "util/files.h"
-#include "util/stats.h"
 #include "util/log.h"
+#include "util/stats.h"
 
 namespace devplace::cli {
 
@@ -28,10 +28,12 @@ void add_profile_command(CLI::App& app) {
     std::uint64_t seed = 1;
   };
   auto a = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("profile", "Measure each op on each worker and each copy; write a cost table (--costs)");
+  auto* cmd =
+      app.add_subcommand("profile", "Measure each op on each worker and each copy; write a cost table (--costs)");
   add_model_options(*cmd, a->model);
   cmd->add_option("-o,--output", a->out, "Cost table to write (JSON)")->required();
-  cmd->add_option("--runs", a->runs, "Timed runs per worker; the table keeps medians (default 5)")->check(CLI::Range(1, 1000000));
+  cmd->add_option("--runs", a->runs, "Timed runs per worker; the table keeps medians (default 5)")
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--validate", a->validate,
                   "Also measure this many random placements in the profile's rounds and report the calibrated "
                   "simulator's error on them")
@@ -96,8 +98,8 @@ void add_profile_command(CLI::App& app) {
                   ms(measured).c_str(), ms(v.front()).c_str(), ms(v.back()).c_str(), ms(simulated).c_str(),
                   (simulated - measured) / measured * 100);
     }
-    std::printf("calibrated simulator vs measured: median absolute error %.1f%% (max %.1f%%)\n",
-                median(errors) * 100, *std::max_element(errors.begin(), errors.end()) * 100);
+    std::printf("calibrated simulator vs measured: median absolute error %.1f%% (max %.1f%%)\n", median(errors) * 100,
+                *std::max_element(errors.begin(), errors.end()) * 100);
   });
 }
 

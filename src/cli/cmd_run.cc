@@ -22,13 +22,15 @@
 namespace devplace::cli {
 
 void add_exec_options(CLI::App& cmd, ExecArgs& e) {
-  cmd.add_option("--threads", e.threads, "ATen intra-op threads per cpu worker (default 1)")->check(CLI::Range(1, 1000000));
+  cmd.add_option("--threads", e.threads, "ATen intra-op threads per cpu worker (default 1)")
+      ->check(CLI::Range(1, 1000000));
   cmd.add_flag("--no-pin", e.no_pin, "Do not pin cpu workers to cores");
   cmd.add_option("--weights-seed", e.weights_seed, "Seed of the random weights and inputs (default 1)");
 }
 
 std::unique_ptr<Executor> make_executor(const Context& ctx, const ExecArgs& e) {
   ExecOptions o;
+  o.keep_freed_memory = true;  // the CLI owns its process (executor.h)
   o.intra_op_threads = e.threads;
   o.pin_threads = !e.no_pin;
   o.seed = e.weights_seed;
@@ -45,9 +47,15 @@ void print_measurement(const char* label, const Measurement& m) {
 }
 
 nlohmann::json measurement_json(const Measurement& m) {
-  return {{"median_ms", m.median * 1e3}, {"mean_ms", m.mean * 1e3},   {"min_ms", m.min * 1e3},
-          {"max_ms", m.max * 1e3},       {"p25_ms", m.p25 * 1e3},     {"p75_ms", m.p75 * 1e3},
-          {"mean_last5_ms", m.mean_last5 * 1e3}, {"copies", m.last.copies}, {"copied_bytes", m.last.copied_bytes}};
+  return {{"median_ms", m.median * 1e3},
+          {"mean_ms", m.mean * 1e3},
+          {"min_ms", m.min * 1e3},
+          {"max_ms", m.max * 1e3},
+          {"p25_ms", m.p25 * 1e3},
+          {"p75_ms", m.p75 * 1e3},
+          {"mean_last5_ms", m.mean_last5 * 1e3},
+          {"copies", m.last.copies},
+          {"copied_bytes", m.last.copied_bytes}};
 }
 
 }  // namespace
@@ -72,14 +80,17 @@ void add_run_command(CLI::App& app) {
                             "Place every op on this one device (default: the first); repeatable, with -p too");
   auto* r = cmd->add_option("--random", a->random,
                             "Instead: measure this many uniformly random placements and report the simulator's error")
-               ->check(CLI::Range(1, 1000000));
+                ->check(CLI::Range(1, 1000000));
   p->excludes(r), d->excludes(r);
   cmd->add_option("--runs", a->runs, "Timed runs of each placement (default 10)")->check(CLI::Range(1, 1000000));
-  cmd->add_option("--warmup", a->warmup, "Untimed runs of each placement first (default 5)")->check(CLI::Range(0, 1000000));
+  cmd->add_option("--warmup", a->warmup, "Untimed runs of each placement first (default 5)")
+      ->check(CLI::Range(0, 1000000));
   cmd->add_option("--seed", a->seed, "Seed of --random placements (default 1)");
   cmd->add_flag("--json", a->json, "Print JSON instead of text");
-  cmd->add_option("--trace", a->trace, "Write the last timed run's measured timeline as a Chrome trace (one placement)");
-  cmd->add_option("--gantt", a->gantt, "Write the last timed run's measured timeline as an SVG Gantt chart (one placement)");
+  cmd->add_option("--trace", a->trace,
+                  "Write the last timed run's measured timeline as a Chrome trace (one placement)");
+  cmd->add_option("--gantt", a->gantt,
+                  "Write the last timed run's measured timeline as an SVG Gantt chart (one placement)");
   add_exec_options(*cmd, a->exec);
   cmd->callback([a] {
     auto ctx = load_context(a->model);
@@ -159,8 +170,8 @@ void add_run_command(CLI::App& app) {
           std::printf("  vs %s: %.3fx (medians)\n", labels[0].c_str(), ms_all[0].median / m.median);
       }
     }
-    nlohmann::json out = {{"model", g.name()}, {"cluster", c.name}, {"runs", a->runs}, {"warmup", a->warmup},
-                          {"placements", rows}};
+    nlohmann::json out = {
+        {"model", g.name()}, {"cluster", c.name}, {"runs", a->runs}, {"warmup", a->warmup}, {"placements", rows}};
 
     if (random) {
       // Error of the latency itself, and of the speed-up over the reference measured in the same
@@ -179,9 +190,10 @@ void add_run_command(CLI::App& app) {
       if (!a->json) {
         std::printf("simulator vs measured over the %d random placements: median absolute error %.1f%% (max %.1f%%)\n",
                     a->random, med * 100, out["max_abs_error"].get<double>() * 100);
-        std::printf("speed-up over the reference, simulated vs measured: median absolute error %.1f%% "
-                    "(the reference itself is off by %+.1f%%: the machine's speed now against the costs)\n",
-                    med_speedup * 100, out["reference_error"].get<double>() * 100);
+        std::printf(
+            "speed-up over the reference, simulated vs measured: median absolute error %.1f%% "
+            "(the reference itself is off by %+.1f%%: the machine's speed now against the costs)\n",
+            med_speedup * 100, out["reference_error"].get<double>() * 100);
       }
     }
     if (a->json) std::printf("%s\n", out.dump(2).c_str());

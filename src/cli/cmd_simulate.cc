@@ -34,8 +34,12 @@ void add_simulate_command(CLI::App& app) {
     Schedule s = sim.run(placement);
     if (!a->trace.empty() && !s.ops.empty()) write_chrome_trace(a->trace, pb, s);
     if (a->json) {
-      nlohmann::json j = {{"model", g.name()}, {"cluster", c.name}, {"makespan_ms", s.feasible ? s.makespan * 1e3 : -1},
-                          {"feasible", s.feasible}, {"reason", s.infeasible_reason}, {"transfers", s.transfers.size()}};
+      nlohmann::json j = {{"model", g.name()},
+                          {"cluster", c.name},
+                          {"makespan_ms", s.feasible ? nlohmann::json(s.makespan * 1e3) : nullptr},
+                          {"feasible", s.feasible},
+                          {"reason", s.infeasible_reason},
+                          {"transfers", s.transfers.size()}};
       for (int di = 0; di < c.num_devices() && !s.busy.empty(); ++di)
         j["devices"][c.devices[di].name] = {{"busy_ms", s.busy[di] * 1e3}, {"peak_memory_bytes", s.peak_memory[di]}};
       std::printf("%s\n", j.dump(2).c_str());

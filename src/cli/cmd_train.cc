@@ -11,6 +11,7 @@
 #include "exec/measure.h"
 #include "io/placement_io.h"
 #include "learn/hsdag.h"
+#include "learn/learned_placers.h"
 #include "learn/peers.h"
 #include "place/compare.h"
 #include "report/plot.h"
@@ -21,44 +22,20 @@
 namespace devplace::cli {
 
 std::unique_ptr<Placer> make_any_placer(const Problem& problem, const std::string& name) {
-  // HSDAG's rows: the policy's own placement; the best it sampled; and, beyond the method, that
-  // polished by annealing. Each trains on its own, so each row's time is its whole cost.
-  if (name == "hsdag" || name == "hsdag-sampled" || name == "hsdag+polish") {
-    HsdagConfig c = hsdag_preset("default");
-    if (name != "hsdag+polish") c.refine_evals = 0;
-    const TrainedPick pick = name == "hsdag" ? TrainedPick::policy
-                             : name == "hsdag-sampled" ? TrainedPick::sampled
-                                                       : TrainedPick::polished;
-    return make_hsdag_placer(c, name, pick);
-  }
-  if (name == "hsdag-paper") return make_hsdag_placer(hsdag_preset("paper"), name);
-  if (name == "rnn" || name == "hierarchical" || name == "placeto") {
-    PeerConfig c;
-    c.algo = name;
-    return make_peer_placer(c);
-  }
-  // "placeto:POLICY" / "hsdag:POLICY" place zero-shot with a trained policy; a trailing ":N"
-  // fine-tunes N episodes on the problem first.
+  static const PlacerRegistry registry = all_placers();  // immutable once made
+  // Command-line shorthand for the typed options: "placeto:POLICY" / "hsdag:POLICY" place
+  // zero-shot with a trained policy; a trailing ":N" fine-tunes N episodes on the problem first.
   for (const std::string algo : {"placeto", "hsdag"}) {
     if (name.rfind(algo + ":", 0) != 0) continue;
-    std::string rest = name.substr(algo.size() + 1);
-    int episodes = 0;
+    PlaceOptions o;
+    o.policy_file = name.substr(algo.size() + 1);
+    const std::string& rest = o.policy_file;
     if (auto colon = rest.rfind(':'); colon != std::string::npos && colon + 1 < rest.size() &&
                                       rest.find_first_not_of("0123456789", colon + 1) == std::string::npos)
-      episodes = std::stoi(rest.substr(colon + 1)), rest = rest.substr(0, colon);
-    if (algo == "hsdag") {
-      HsdagConfig c = hsdag_preset("default");
-      c.episodes = episodes, c.init_policy = rest;
-      c.refine_evals = 0;  // the policy's own answer, as Placeto's, never clamped to a single device
-      return make_hsdag_placer(c, episodes > 0 ? "hsdag (fine-tuned " + std::to_string(episodes) + " episodes)"
-                                                : "hsdag (zero-shot policy)");
-    }
-    PeerConfig c;
-    c.algo = "placeto";
-    c.episodes = episodes, c.init_policy = rest;
-    return make_peer_placer(c);
+      o.fine_tune_episodes = std::stoi(rest.substr(colon + 1)), o.policy_file = rest.substr(0, colon);
+    return registry.make(problem, algo, o);
   }
-  return make_placer_for(problem, name);
+  return registry.make(problem, name);
 }
 
 namespace {
@@ -72,17 +49,26 @@ void apply_features(const std::string& spec, FeatureOptions& f) {
       throw Error("", "", "--features items look like -shape or +cost, not '" + item + "'");
     bool on = item[0] == '+';
     std::string g = item.substr(1);
-    if (g == "op_type") f.op_type = on;
-    else if (g == "degree") f.degree = on;
-    else if (g == "shape") f.output_shape = on;
-    else if (g == "position") f.position = on;
-    else if (g == "fractal") f.fractal = on;
-    else if (g == "node_id") f.node_id = on;
-    else if (g == "cost") f.cost = on;
-    else if (g == "structure") f.degree = f.position = f.fractal = on;
+    if (g == "op_type")
+      f.op_type = on;
+    else if (g == "degree")
+      f.degree = on;
+    else if (g == "shape")
+      f.output_shape = on;
+    else if (g == "position")
+      f.position = on;
+    else if (g == "fractal")
+      f.fractal = on;
+    else if (g == "node_id")
+      f.node_id = on;
+    else if (g == "cost")
+      f.cost = on;
+    else if (g == "structure")
+      f.degree = f.position = f.fractal = on;
     else
-      throw Error("", "", "unknown feature group '" + g +
-                              "' (op_type, degree, shape, position, fractal, node_id, cost, structure)");
+      throw Error(
+          "", "",
+          "unknown feature group '" + g + "' (op_type, degree, shape, position, fractal, node_id, cost, structure)");
   }
 }
 
@@ -108,7 +94,8 @@ OtherModels load_other_models(const ModelOptions& base, const std::vector<std::s
 // Training progress: a bar on a terminal, else a line every 10 episodes (not when quiet).
 class TrainProgress {
  public:
-  explicit TrainProgress(int episodes) : episodes_(episodes), bar_("train", static_cast<std::size_t>(std::max(1, episodes))) {}
+  explicit TrainProgress(int episodes)
+      : episodes_(episodes), bar_("train", static_cast<std::size_t>(std::max(1, episodes))) {}
   void operator()(const EpisodeLog& e) {
     char buf[160];
     int n = std::snprintf(buf, sizeof buf, "mean %.3f ms  best sampled %.3f ms  entropy %.3f", e.mean_latency * 1e3,
@@ -143,7 +130,8 @@ void add_train_command(CLI::App& app) {
     ExecArgs exec;
   };
   auto a = std::make_shared<Args>();
-  auto* cmd = app.add_subcommand("train", "Train HSDAG (or --algo rnn, hierarchical, placeto) and write the best placement it found");
+  auto* cmd = app.add_subcommand(
+      "train", "Train HSDAG (or --algo rnn, hierarchical, placeto) and write the best placement it found");
   add_model_options(*cmd, a->model);
   cmd->add_option("--algo", a->algo, "hsdag (default), or a learned peer: rnn, hierarchical, placeto")
       ->check(CLI::IsMember({"hsdag", "rnn", "hierarchical", "placeto"}));
@@ -161,10 +149,13 @@ void add_train_command(CLI::App& app) {
   cmd->add_flag("--resume", a->resume, "Continue from the checkpoint in --checkpoint");
   cmd->add_option("--stop-after", a->stop_after, "Stop after this many episodes in this run (to test resume)");
   cmd->add_option("--reward", a->reward,
-                  "simulated (default) or measured: run every sampled placement on the cluster's workers (docs/execution.md); refinement off unless --set refine=N")
+                  "simulated (default) or measured: run every sampled placement on the cluster's workers "
+                  "(docs/execution.md); refinement off unless --set refine=N")
       ->check(CLI::IsMember({"simulated", "measured"}));
-  cmd->add_option("--runs", a->runs, "--reward measured: timed runs per placement, reward = median (default 3)")->check(CLI::Range(1, 1000000));
-  cmd->add_option("--warmup", a->warmup, "--reward measured: untimed runs per placement first (default 1)")->check(CLI::Range(0, 1000000));
+  cmd->add_option("--runs", a->runs, "--reward measured: timed runs per placement, reward = median (default 3)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--warmup", a->warmup, "--reward measured: untimed runs per placement first (default 1)")
+      ->check(CLI::Range(0, 1000000));
   cmd->add_option("--confirm", a->confirm,
                   "--reward measured: re-measure the 5 best placements this many times each, in rounds, and keep the "
                   "best median (default 10; 0 = off)")
@@ -177,8 +168,9 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("-o,--output", a->out, "Placement file to write");
   cmd->add_option("--log", a->log, "Training log (CSV)");
   cmd->add_option("--plot", a->plot, "Plot of mean and best sampled latency over episodes (SVG)");
-  cmd->add_flag("--json", a->json,
-                "Print the result as one JSON line per graph (greedy_ms, best_sampled_ms, polished_ms, evaluations, ...)");
+  cmd->add_flag(
+      "--json", a->json,
+      "Print the result as one JSON line per graph (greedy_ms, best_sampled_ms, polished_ms, evaluations, ...)");
   // The learned peers (rnn, hierarchical, placeto): same flags, same outputs.
   auto train_peer_command = [](const Args& a) {
     auto ctx = load_context(a.model);
@@ -198,7 +190,8 @@ void add_train_command(CLI::App& app) {
     if (cfg.algo != "placeto" && (!a.also.empty() || !a.policy.empty() || !a.save_policy.empty()))
       throw Error("", "", "--also, --policy and --save-policy need --algo hsdag or placeto");
     if (a.objective == "tarnawski" && !a.also.empty()) throw Error("", "", "--objective tarnawski: drop --also");
-    std::unique_ptr<Reward> own = make_reward(pb, a.objective == "tarnawski" ? Objective::tarnawski : Objective::simulator);
+    std::unique_ptr<Reward> own =
+        make_reward(pb, a.objective == "tarnawski" ? Objective::tarnawski : Objective::simulator);
     Reward& reward = *own;
     OtherModels others = load_other_models(a.model, a.also);
     std::vector<PeerTask> tasks{{&pb, &reward}};
@@ -206,8 +199,9 @@ void add_train_command(CLI::App& app) {
       tasks.push_back({others.contexts[i]->problem.get(), others.rewards[i].get()});
     TrainProgress progress(cfg.episodes);
     auto on_episode = [&](const EpisodeLog& e) { progress(e); };
-    std::vector<PeerResult> results = cfg.algo == "placeto" ? train_placeto_multi(tasks, cfg, on_episode)
-                                                            : std::vector<PeerResult>{train_peer(pb, reward, cfg, on_episode)};
+    std::vector<PeerResult> results = cfg.algo == "placeto"
+                                          ? train_placeto_multi(tasks, cfg, on_episode)
+                                          : std::vector<PeerResult>{train_peer(pb, reward, cfg, on_episode)};
     progress.finish();
     for (std::size_t i = 0; i < results.size(); ++i) {
       const PeerResult& r = results[i];
@@ -225,12 +219,14 @@ void add_train_command(CLI::App& app) {
     if (!a.save_policy.empty()) std::printf("wrote policy %s\n", a.save_policy.c_str());
     const PeerResult& r = results[0];
     if (!a.out.empty()) {
-      write_placement(a.out, pb.graph(), pb.cluster(), r.best, {a.model.model, ctx->cluster_spec, cfg.algo, cfg.seed, r.best_latency});
+      write_placement(a.out, pb.graph(), pb.cluster(), r.best,
+                      {a.model.model, ctx->cluster_spec, cfg.algo, cfg.seed, r.best_latency});
       std::printf("wrote %s\n", a.out.c_str());
     }
     if (!a.log.empty()) write_file_atomic(a.log, log_csv(r.log));
     if (!a.plot.empty())
-      write_file_atomic(a.plot, training_svg(cfg.algo + " training: " + pb.graph().name() + " on " + pb.cluster().name, r.log));
+      write_file_atomic(a.plot,
+                        training_svg(cfg.algo + " training: " + pb.graph().name() + " on " + pb.cluster().name, r.log));
   };
   cmd->callback([a, train_peer_command] {
     if (a->resume && a->checkpoint.empty()) throw Error("", "", "--resume needs --checkpoint DIR");
@@ -270,23 +266,26 @@ void add_train_command(CLI::App& app) {
       tasks.push_back({others.contexts[i]->problem.get(), others.rewards[i].get()});
     TrainProgress progress(cfg.episodes);
     auto on_episode = [&](const EpisodeLog& e) { progress(e); };
-    std::vector<TrainResult> results =
-        tasks.size() > 1 ? train_hsdag_multi(tasks, cfg, on_episode)
-                         : std::vector<TrainResult>{train_hsdag(pb, reward, cfg, on_episode)};
+    std::vector<TrainResult> results = tasks.size() > 1
+                                           ? train_hsdag_multi(tasks, cfg, on_episode)
+                                           : std::vector<TrainResult>{train_hsdag(pb, reward, cfg, on_episode)};
     progress.finish();
     for (std::size_t i = 0; i < results.size(); ++i) {
       const Problem& p = *tasks[i].problem;
       const TrainResult& ri = results[i];
       if (a->json) {
-        std::printf("%s\n", result_json(p.graph().name(), p.cluster().name, "hsdag-" + a->preset, ri, cfg.samples).c_str());
+        std::printf("%s\n",
+                    result_json(p.graph().name(), p.cluster().name, "hsdag-" + a->preset, ri, cfg.samples).c_str());
         continue;
       }
       char what[512];
-      std::snprintf(what, sizeof what, "%s on %s: HSDAG (%s preset%s), %d episodes x %d samples in %.1f s; %d ops -> %d coarse "
-                    "nodes -> %d groups",
-                    p.graph().name().c_str(), p.cluster().name.c_str(), a->preset.c_str(),
-                    results.size() > 1 ? (", one policy for " + std::to_string(results.size()) + " graphs").c_str() : "",
-                    ri.episodes, cfg.samples, ri.seconds, p.num_ops(), ri.coarse_nodes, ri.groups);
+      std::snprintf(
+          what, sizeof what,
+          "%s on %s: HSDAG (%s preset%s), %d episodes x %d samples in %.1f s; %d ops -> %d coarse "
+          "nodes -> %d groups",
+          p.graph().name().c_str(), p.cluster().name.c_str(), a->preset.c_str(),
+          results.size() > 1 ? (", one policy for " + std::to_string(results.size()) + " graphs").c_str() : "",
+          ri.episodes, cfg.samples, ri.seconds, p.num_ops(), ri.coarse_nodes, ri.groups);
       print_result(what, ri);
     }
     TrainResult& r = results[0];
@@ -302,8 +301,9 @@ void add_train_command(CLI::App& app) {
       if (std::find(candidates.begin(), candidates.end(), r.best) == candidates.end())
         candidates.push_back(r.best), seen.push_back(r.best_latency);
       Confirmation c = confirm_best(*executor, candidates, 1, a->confirm);
-      std::printf("confirmed: the %zu best placements measured again, %d runs each in rounds (median, was in training):\n",
-                  candidates.size(), a->confirm);
+      std::printf(
+          "confirmed: the %zu best placements measured again, %d runs each in rounds (median, was in training):\n",
+          candidates.size(), a->confirm);
       for (std::size_t k = 0; k < candidates.size(); ++k)
         std::printf("  %s%s ms (p25 %s, p75 %s), was %s ms\n", k == c.best ? "* " : "  ",
                     ms(c.measurements[k].median).c_str(), ms(c.measurements[k].p25).c_str(),
@@ -318,7 +318,8 @@ void add_train_command(CLI::App& app) {
     }
     if (!a->log.empty()) write_file_atomic(a->log, log_csv(r.log));
     if (!a->plot.empty())
-      write_file_atomic(a->plot, training_svg("HSDAG training: " + pb.graph().name() + " on " + pb.cluster().name, r.log));
+      write_file_atomic(a->plot,
+                        training_svg("HSDAG training: " + pb.graph().name() + " on " + pb.cluster().name, r.log));
     if (!a->save_policy.empty()) std::printf("wrote policy %s\n", a->save_policy.c_str());
   });
 }

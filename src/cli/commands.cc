@@ -9,12 +9,14 @@
 namespace devplace::cli {
 
 void add_model_options(CLI::App& cmd, ModelOptions& opts, bool with_cluster) {
-  cmd.add_option("model", opts.model, "Model file (.onnx, .xml, .json) or bundled name (resnet50, inception_v3, bert_base)")
+  cmd.add_option("model", opts.model,
+                 "Model file (.onnx, .xml, .json) or bundled name (resnet50, inception_v3, bert_base)")
       ->required();
   cmd.add_option("--input", opts.inputs, "Bind a dynamic input shape, e.g. --input input_ids=1,128 (repeatable)");
   if (with_cluster) {
-    cmd.add_option("--cluster,-c", opts.cluster,
-                   "Cluster file (.toml, .json) or preset (paper, server, nvlink4); default: the model's own devices, else paper");
+    cmd.add_option(
+        "--cluster,-c", opts.cluster,
+        "Cluster file (.toml, .json) or preset (paper, server, nvlink4); default: the model's own devices, else paper");
     cmd.add_option("--costs", opts.costs, "Cost table (JSON) overriding the roofline model for the ops it names");
   }
 }

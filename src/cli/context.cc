@@ -17,29 +17,8 @@ Model load_model_only(const ModelOptions& opts) {
 std::unique_ptr<Context> load_context(const ModelOptions& opts) {
   auto ctx = std::make_unique<Context>();
   ctx->model = load_model_only(opts);
-  Cluster cluster;
-  if (!opts.cluster.empty()) {
-    cluster = load_cluster(opts.cluster);
-    ctx->cluster_spec = opts.cluster;
-  } else if (ctx->model.cluster) {
-    cluster = *ctx->model.cluster;
-    ctx->cluster_spec = cluster.name;
-  } else {
-    cluster = load_cluster("paper");
-    ctx->cluster_spec = "paper";
-  }
-  CostTable table;
-  if (ctx->model.costs) table = *ctx->model.costs;
-  if (!opts.costs.empty()) {
-    CostTable extra = load_cost_table(opts.costs);
-    for (auto& [op, row] : extra.op_time) {
-      if (ctx->model.graph.find_op(op) < 0) throw Error(opts.costs, op, "no such op in the model");
-      for (auto& [dev, t] : row)
-        if (cluster.find_device(dev) < 0) throw Error(opts.costs, op, "unknown device '" + dev + "'");
-      table.op_time[op] = row;
-    }
-    for (auto& [t, v] : extra.transfer_time) table.transfer_time[t] = v;
-  }
+  Cluster cluster = resolve_cluster(ctx->model, opts.cluster, &ctx->cluster_spec);
+  CostTable table = merged_costs(ctx->model, cluster, opts.costs);
   ctx->problem = std::make_unique<Problem>(ctx->model.graph, std::move(cluster), table.empty() ? nullptr : &table);
   return ctx;
 }

@@ -14,7 +14,9 @@ namespace devplace::cli {
 // Which placements a training run produced and what each cost, as one line of JSON.
 std::string result_json(const std::string& model, const std::string& cluster, const std::string& algo,
                         const TrainResult& r, int samples) {
-  auto num = [](double seconds) { return std::isfinite(seconds) ? nlohmann::json(seconds * 1e3) : nlohmann::json(nullptr); };
+  auto num = [](double seconds) {
+    return std::isfinite(seconds) ? nlohmann::json(seconds * 1e3) : nlohmann::json(nullptr);
+  };
   nlohmann::json j = {{"model", model},
                       {"cluster", cluster},
                       {"algo", algo},
@@ -34,12 +36,13 @@ std::string result_json(const std::string& model, const std::string& cluster, co
 
 // The training outcome in words: every figure under its own name, with its evaluations.
 void print_result(const std::string& what, const TrainResult& r) {
-  std::printf("%s:\n  policy (greedy)  %s ms%s\n  best sampled     %s ms   (%lld reward evaluations, both)\n", what.c_str(),
-              ms(r.greedy_latency).c_str(), is_single_device(r.greedy) ? "  [a single-device placement]" : "",
-              ms(r.sampled_latency).c_str(), r.evaluations);
+  std::printf("%s:\n  policy (greedy)  %s ms%s\n  best sampled     %s ms   (%lld reward evaluations, both)\n",
+              what.c_str(), ms(r.greedy_latency).c_str(),
+              is_single_device(r.greedy) ? "  [a single-device placement]" : "", ms(r.sampled_latency).c_str(),
+              r.evaluations);
   if (r.polish_evaluations > 0)
-    std::printf("  + polish         %s ms   (%lld more evaluations; beyond the method)\n", ms(r.polished_latency).c_str(),
-                r.polish_evaluations);
+    std::printf("  + polish         %s ms   (%lld more evaluations; beyond the method)\n",
+                ms(r.polished_latency).c_str(), r.polish_evaluations);
 }
 
 std::string log_csv(const std::vector<EpisodeLog>& log) {

@@ -1,10 +1,10 @@
 #include "cost/cluster.h"
 
+#include <toml++/toml.h>
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <toml++/toml.h>
 
 #include "util/error.h"
 #include "util/files.h"
@@ -72,7 +72,8 @@ void Cluster::validate(const std::string& file) const {
     for (int t = 0; t < num_devices(); ++t) {
       if (s == t) continue;
       if (!has_link(s, t))
-        throw Error(file, "", "no link from '" + devices[s].name + "' to '" + devices[t].name + "' (add it or a default_link)");
+        throw Error(file, "",
+                    "no link from '" + devices[s].name + "' to '" + devices[t].name + "' (add it or a default_link)");
       const Link& l = links_[s * num_devices() + t];
       std::string pair = devices[s].name + "->" + devices[t].name;
       if (!(l.bandwidth > 0)) throw Error(file, "", "link " + pair + ": bandwidth must be positive");
@@ -98,8 +99,7 @@ Link parse_link(const json& j, const Cluster& c, const std::string& file, bool n
     where = "link " + from + "->" + to;
     l.src = c.find_device(from);
     l.dst = c.find_device(to);
-    if (l.src < 0 || l.dst < 0)
-      throw Error(file, where, "unknown device '" + (l.src < 0 ? from : to) + "'");
+    if (l.src < 0 || l.dst < 0) throw Error(file, where, "unknown device '" + (l.src < 0 ? from : to) + "'");
     if (l.src == l.dst) throw Error(file, where, "a link needs two distinct devices");
   }
   l.bandwidth = number(j, "bandwidth_gbs", 16, file, where) * 1e9;
@@ -203,8 +203,10 @@ json cluster_to_json(const Cluster& c) {
     for (int t = 0; t < c.num_devices(); ++t)
       if (s != t && c.has_link(s, t)) {
         const Link& l = c.link(s, t);
-        j["links"].push_back({{"from", c.devices[s].name}, {"to", c.devices[t].name},
-                              {"bandwidth_gbs", l.bandwidth / 1e9}, {"latency_us", l.latency * 1e6}});
+        j["links"].push_back({{"from", c.devices[s].name},
+                              {"to", c.devices[t].name},
+                              {"bandwidth_gbs", l.bandwidth / 1e9},
+                              {"latency_us", l.latency * 1e6}});
       }
   return j;
 }
@@ -228,8 +230,9 @@ Cluster load_cluster(const std::string& spec) {
     try {
       j = toml_to_json(toml::parse(text, path));
     } catch (const toml::parse_error& e) {
-      throw Error(path, "", std::string("invalid TOML at line ") + std::to_string(e.source().begin.line) + ": " +
-                                std::string(e.description()));
+      throw Error(path, "",
+                  std::string("invalid TOML at line ") + std::to_string(e.source().begin.line) + ": " +
+                      std::string(e.description()));
     }
   } else {
     try {

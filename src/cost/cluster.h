@@ -1,5 +1,5 @@
 // Cluster: the devices a graph can be placed on and the directed links between them.
-// Loaded from a JSON file or a bundled preset (clusters/<name>.json). Every ordered pair of
+// Loaded from a TOML or JSON file or a bundled preset (clusters/<name>.toml). Every ordered pair of
 // distinct devices has a link (a file may give `default_link` for pairs it does not list).
 // Immutable after loading; safe to share between threads.
 #pragma once
@@ -15,13 +15,13 @@
 namespace devplace {
 
 struct Device {
-  std::string name;                // unique, e.g. "cpu", "gpu0"
-  std::string kind = "cpu";        // cpu | gpu | accel
-  double peak_flops = 1e12;        // FLOP/s at full efficiency
-  double mem_bandwidth = 50e9;     // bytes/s
-  std::int64_t memory_bytes = 0;   // capacity; 0 = unlimited
-  double launch_overhead = 0;      // seconds added to every op that runs a kernel
-  double default_efficiency = 0.5; // fraction of peak reached by op classes not listed below
+  std::string name;                          // unique, e.g. "cpu", "gpu0"
+  std::string kind = "cpu";                  // cpu | gpu | accel
+  double peak_flops = 1e12;                  // FLOP/s at full efficiency
+  double mem_bandwidth = 50e9;               // bytes/s
+  std::int64_t memory_bytes = 0;             // capacity; 0 = unlimited
+  double launch_overhead = 0;                // seconds added to every op that runs a kernel
+  double default_efficiency = 0.5;           // fraction of peak reached by op classes not listed below
   std::map<std::string, double> efficiency;  // op class name (see op_costs.h) -> fraction of peak
   std::vector<std::string> supported_ops;    // op types this device runs; empty = all
   bool supports(const std::string& op_type) const;

@@ -77,13 +77,13 @@ TEST(CostModel, RooflineTakesTheLargerOfComputeAndMemoryPlusLaunch) {
   d.efficiency = {{"conv", 0.5}};
   Op conv;
   conv.type = "Conv";
-  conv.flops = 1e9;            // 1e9 / (1e12 * 0.5) = 2 ms
-  conv.bytes_accessed = 1e6;   // 10 us
+  conv.flops = 1e9;           // 1e9 / (1e12 * 0.5) = 2 ms
+  conv.bytes_accessed = 1e6;  // 10 us
   EXPECT_DOUBLE_EQ(roofline_time(conv, d), 5e-6 + 2e-3);
   Op relu;
   relu.type = "Relu";
-  relu.flops = 1e5;            // 1e5 / (1e12 * 0.5 default) = 0.2 us
-  relu.bytes_accessed = 1e6;   // 10 us: memory bound
+  relu.flops = 1e5;           // 1e5 / (1e12 * 0.5 default) = 0.2 us
+  relu.bytes_accessed = 1e6;  // 10 us: memory bound
   EXPECT_DOUBLE_EQ(roofline_time(relu, d), 5e-6 + 1e-5);
   Op reshape;
   reshape.type = "Reshape";

@@ -22,7 +22,6 @@ double roofline_time(const Op& op, const Device& d) {
   return d.launch_overhead + std::max(compute, memory);
 }
 
-
 Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides)
     : graph_(&graph),
       cluster_(std::move(cluster)),

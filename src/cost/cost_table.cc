@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
-#include "util/json_file.h"
 #include "util/files.h"
+#include "util/json_file.h"
 
 namespace devplace {
 

@@ -63,17 +63,28 @@ std::uint64_t fnv1a(const std::string& s, std::uint64_t seed) {
 
 at::ScalarType scalar_type(DType t) {
   switch (t) {
-    case DType::f32: return at::kFloat;
-    case DType::f16: return at::kHalf;
-    case DType::bf16: return at::kBFloat16;
-    case DType::f64: return at::kDouble;
-    case DType::i8: return at::kChar;
-    case DType::u8: return at::kByte;
-    case DType::i16: return at::kShort;
-    case DType::i32: return at::kInt;
-    case DType::i64: return at::kLong;
-    case DType::boolean: return at::kBool;
-    default: return at::kFloat;
+    case DType::f32:
+      return at::kFloat;
+    case DType::f16:
+      return at::kHalf;
+    case DType::bf16:
+      return at::kBFloat16;
+    case DType::f64:
+      return at::kDouble;
+    case DType::i8:
+      return at::kChar;
+    case DType::u8:
+      return at::kByte;
+    case DType::i16:
+      return at::kShort;
+    case DType::i32:
+      return at::kInt;
+    case DType::i64:
+      return at::kLong;
+    case DType::boolean:
+      return at::kBool;
+    default:
+      return at::kFloat;
   }
 }
 
@@ -103,11 +114,11 @@ struct Executor::Impl {
   int W = 0, T = 0, N = 0;
 
   // Static structure.
-  std::vector<std::vector<int>> ports;       // op -> tensor id per ONNX input port, -1 if omitted
-  std::vector<char> folded;                  // op -> evaluated at load time
-  std::vector<std::vector<int>> rt_inputs;   // op -> distinct tensors produced by runtime ops
-  std::vector<std::vector<int>> rt_consumers;  // tensor -> distinct runtime consumer ops
-  std::vector<at::Tensor> host_value;        // tensor -> constant or graph-input value (CPU)
+  std::vector<std::vector<int>> ports;             // op -> tensor id per ONNX input port, -1 if omitted
+  std::vector<char> folded;                        // op -> evaluated at load time
+  std::vector<std::vector<int>> rt_inputs;         // op -> distinct tensors produced by runtime ops
+  std::vector<std::vector<int>> rt_consumers;      // tensor -> distinct runtime consumer ops
+  std::vector<at::Tensor> host_value;              // tensor -> constant or graph-input value (CPU)
   std::vector<std::vector<at::Tensor>> dev_value;  // worker -> per tensor, for cuda workers
   int runtime_ops = 0;
 
@@ -126,19 +137,19 @@ struct Executor::Impl {
 
   // Per-run state.
   Placement placement;
-  std::vector<at::Tensor> slots;                  // tensor * W + worker
-  std::unique_ptr<std::atomic<int>[]> pending;    // op -> inputs not yet on its worker
-  std::unique_ptr<std::atomic<int>[]> uses;       // slot -> readers left
-  std::vector<std::vector<int>> dests;            // tensor -> workers it is copied to
+  std::vector<at::Tensor> slots;                // tensor * W + worker
+  std::unique_ptr<std::atomic<int>[]> pending;  // op -> inputs not yet on its worker
+  std::unique_ptr<std::atomic<int>[]> uses;     // slot -> readers left
+  std::vector<std::vector<int>> dests;          // tensor -> workers it is copied to
   std::atomic<int> remaining{0}, inflight{0};
   std::atomic<bool> aborted{false};
   std::exception_ptr error;
   std::mutex done_m;
   std::condition_variable done_cv;
   Clock::time_point t0, t_end;
-  bool keep_all = false;                          // profiling: never free slots
-  std::vector<OpSpan> op_spans;                   // this run's timeline, from t0 (each op written once)
-  std::vector<TransferSpan> copy_spans;           // per worker, merged after the run
+  bool keep_all = false;                 // profiling: never free slots
+  std::vector<OpSpan> op_spans;          // this run's timeline, from t0 (each op written once)
+  std::vector<TransferSpan> copy_spans;  // per worker, merged after the run
   std::vector<std::vector<TransferSpan>> worker_copies;
   std::atomic<int> copies{0};
   std::atomic<std::int64_t> copied_bytes{0};
@@ -154,9 +165,13 @@ struct Executor::Impl {
       if (s.kind == WorkerSpec::Kind::cuda) {
         any_cuda = true;
         if (!cuda_available() || s.index >= static_cast<int>(torch::cuda::device_count()))
-          throw Error("", "", "worker " + s.str() + ": LibTorch has no such CUDA device here (CPU-only build or no GPU)");
+          throw Error("", "",
+                      "worker " + s.str() +
+                          ": LibTorch has no such CUDA device here (CPU-only build or no GPU); run on CPU "
+                          "workers instead, e.g. --cluster local2 (two CPU workers), or map the cluster's "
+                          "devices to cpu:N in its file (docs/execution.md)");
       }
-    keep_freed_memory();
+    if (opt.keep_freed_memory) keep_freed_memory();
     load();
     start_workers();
   }
@@ -222,8 +237,9 @@ struct Executor::Impl {
       at::Tensor v;
       auto it = inits.find(ts.name);
       if (it != inits.end()) v = exec::tensor_from_proto(*it->second, path);
-      if (!v.defined()) v = random_weight(t, it != inits.end() ? exec::onnx_scalar_type(it->second->data_type())
-                                                               : scalar_type(ts.dtype));
+      if (!v.defined())
+        v = random_weight(t,
+                          it != inits.end() ? exec::onnx_scalar_type(it->second->data_type()) : scalar_type(ts.dtype));
       host_value[t] = v;
     }
     // Graph inputs.
@@ -290,14 +306,20 @@ struct Executor::Impl {
         for (std::size_t k = first; k < dims.size(); ++k) f *= static_cast<double>(dims[k]);
         return std::max(1.0, f);
       };
-      if (type == "Conv" && port == 1) std_dev = std::sqrt(2.0 / numel_from(1));
-      else if (type == "MatMul" && dims.size() >= 2) std_dev = std::sqrt(1.0 / dims[dims.size() - (port == 1 ? 2 : 1)]);
+      if (type == "Conv" && port == 1)
+        std_dev = std::sqrt(2.0 / numel_from(1));
+      else if (type == "MatMul" && dims.size() >= 2)
+        std_dev = std::sqrt(1.0 / dims[dims.size() - (port == 1 ? 2 : 1)]);
       else if (type == "Gemm" && port == 1 && dims.size() == 2)
         std_dev = std::sqrt(1.0 / dims[op.attr_int("transB", 0) ? 1 : 0]);
-      else if ((type == "LayerNormalization" || type == "BatchNormalization") && port == 1) ones = true;
-      else if (type == "BatchNormalization" && port == 4) ones = true;
-      else if (type == "BatchNormalization" && port == 3) zeros = true;
-      else if (type == "Gather" && port == 0) std_dev = 1.0;
+      else if ((type == "LayerNormalization" || type == "BatchNormalization") && port == 1)
+        ones = true;
+      else if (type == "BatchNormalization" && port == 4)
+        ones = true;
+      else if (type == "BatchNormalization" && port == 3)
+        zeros = true;
+      else if (type == "Gather" && port == 0)
+        std_dev = 1.0;
       break;
     }
     at::TensorOptions o = at::TensorOptions().dtype(at::kFloat);
@@ -348,15 +370,12 @@ struct Executor::Impl {
     throw Error(g.source(), o.name, "Constant without a supported value attribute");
   }
 
-  // glibc hands large blocks back to the kernel on free (munmap, heap trimming), so every run
-  // page-faults its activations in again, and how much depends on each thread's arena history:
-  // measured, that made one worker's profile 25% slower than the other's. Keep freed memory for
-  // reuse, as a runtime's caching allocator does. Process-wide, and only ever raises what is kept.
+  // ExecOptions::keep_freed_memory: as a runtime's caching allocator does. Only ever raises what is kept.
   static void keep_freed_memory() {
 #ifdef __GLIBC__
     static const bool done = [] {
-      mallopt(M_MMAP_THRESHOLD, 32 << 20);   // glibc's largest: blocks below it come from the arenas
-      mallopt(M_TRIM_THRESHOLD, 1 << 30);    // and stay there
+      mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: blocks below it come from the arenas
+      mallopt(M_TRIM_THRESHOLD, 1 << 30);   // and stay there
       return true;
     }();
     (void)done;
@@ -421,9 +440,12 @@ struct Executor::Impl {
       }
       if (!aborted.load(std::memory_order_relaxed)) {
         try {
-          if (task.probe) task.probe();
-          else if (task.op >= 0) run_op(w, task.op);
-          else copy(w, task.tensor, task.src);
+          if (task.probe)
+            task.probe();
+          else if (task.op >= 0)
+            run_op(w, task.op);
+          else
+            copy(w, task.tensor, task.src);
         } catch (...) {
           std::lock_guard<std::mutex> l(done_m);
           if (!error) error = std::current_exception();
@@ -475,7 +497,8 @@ struct Executor::Impl {
         continue;
       }
       const at::Tensor& v = value(t, w);
-      if (!v.defined()) throw Error(g.source(), o.name, "internal: input '" + g.tensor(t).name + "' is not on its worker");
+      if (!v.defined())
+        throw Error(g.source(), o.name, "internal: input '" + g.tensor(t).name + "' is not on its worker");
       ins.push_back(v);
     }
     std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source());
@@ -515,7 +538,8 @@ struct Executor::Impl {
   // ---- one run ----
   RunStats run(const Placement& p) {
     if (static_cast<int>(p.size()) != N)
-      throw Error(g.source(), "", "placement has " + std::to_string(p.size()) + " entries for " + std::to_string(N) + " ops");
+      throw Error(g.source(), "",
+                  "placement has " + std::to_string(p.size()) + " entries for " + std::to_string(N) + " ops");
     for (int i = 0; i < N; ++i)
       if (p[i] < 0 || p[i] >= W)
         throw Error(g.source(), g.op(i).name, "placed on worker " + std::to_string(p[i]) + " of " + std::to_string(W));
@@ -532,9 +556,11 @@ struct Executor::Impl {
         const int pw = p[op];
         for (int c : rt_consumers[t]) {
           uses[static_cast<std::size_t>(t) * W + p[c]] += 1;
-          if (p[c] != pw && std::find(dests[t].begin(), dests[t].end(), p[c]) == dests[t].end()) dests[t].push_back(p[c]);
+          if (p[c] != pw && std::find(dests[t].begin(), dests[t].end(), p[c]) == dests[t].end())
+            dests[t].push_back(p[c]);
         }
-        uses[static_cast<std::size_t>(t) * W + pw] += static_cast<int>(dests[t].size()) + (g.tensor(t).is_graph_output ? 1 : 0);
+        uses[static_cast<std::size_t>(t) * W + pw] +=
+            static_cast<int>(dests[t].size()) + (g.tensor(t).is_graph_output ? 1 : 0);
       }
     }
     remaining = runtime_ops;
@@ -560,7 +586,8 @@ struct Executor::Impl {
     if (remaining.load() != 0) throw Error(g.source(), "", "internal: the scheduler stalled with ops left");
     copy_spans.clear();
     for (auto& c : worker_copies) copy_spans.insert(copy_spans.end(), c.begin(), c.end());
-    std::sort(copy_spans.begin(), copy_spans.end(), [](const TransferSpan& a, const TransferSpan& b) { return a.start < b.start; });
+    std::sort(copy_spans.begin(), copy_spans.end(),
+              [](const TransferSpan& a, const TransferSpan& b) { return a.start < b.start; });
     return {seconds_between(t0, t_end), copies.load(), copied_bytes.load()};
   }
 
@@ -598,7 +625,7 @@ struct Executor::Impl {
     return out;
   }
 
-  Profile profile(int w, int to, int runs, int warmup) {
+  Profile profile(int w, int to, int warmup, int runs) {
     if (w < 0 || w >= W) throw Error("", "", "no worker #" + std::to_string(w));
     Placement p(N, w);
     Profile prof;
@@ -652,8 +679,8 @@ const std::vector<WorkerSpec>& Executor::workers() const { return impl_->specs; 
 RunStats Executor::run(const Placement& placement) { return impl_->run(placement); }
 std::vector<HostTensor> Executor::outputs() const { return impl_->outputs(); }
 Schedule Executor::timeline() const { return impl_->timeline(); }
-Profile Executor::profile(int worker, int to_worker, int runs, int warmup) {
-  return impl_->profile(worker, to_worker, runs, warmup);
+Profile Executor::profile(int worker, int to_worker, int warmup, int runs) {
+  return impl_->profile(worker, to_worker, warmup, runs);
 }
 
 }  // namespace devplace

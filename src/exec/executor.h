@@ -52,6 +52,12 @@ struct ExecOptions {
   // An idle worker spins this long for work before it sleeps on its queue: waking a sleeping
   // thread (on a VM, a halted vCPU) costs 0.1-2 ms, more than most copies. 0 = sleep at once.
   int spin_us = 2000;
+  // Tell glibc to keep freed memory for reuse (mallopt: mmap threshold 32 MiB, trim threshold
+  // 1 GiB) instead of handing large blocks back to the kernel, so each run does not page-fault
+  // its activations in again (measured: one worker's profile 25% slower than the other's without
+  // it). Process-wide and not undone (glibc has no way to read the previous values back), so
+  // it is off unless the caller, owning the process, asks; the CLI does.
+  bool keep_freed_memory = false;
 };
 
 // A tensor copied back to the host as doubles (for comparing runs).
@@ -62,8 +68,8 @@ struct HostTensor {
 };
 
 struct RunStats {
-  double latency = 0;           // seconds, first op start to last op end (copies included)
-  int copies = 0;               // tensors copied between workers
+  double latency = 0;  // seconds, first op start to last op end (copies included)
+  int copies = 0;      // tensors copied between workers
   std::int64_t copied_bytes = 0;
 };
 
@@ -97,11 +103,12 @@ class Executor {
   // Memory fields are zero (not measured). Folded ops get empty spans at 0.
   Schedule timeline() const;
 
-  // Every op on `worker`, `runs` times (after `warmup` untimed runs): the median time of each op,
+  // Every op on `worker`, `warmup` untimed runs then `runs` timed ones (the order of measure()):
+  // the median time of each op,
   // and the median time to copy each produced tensor from `worker` to `to_worker` (done by
   // to_worker, wake-up included). REQUIRES runs >= 1; to_worker != worker, or copy_seconds
   // stays -1.
-  Profile profile(int worker, int to_worker, int runs, int warmup = 1);
+  Profile profile(int worker, int to_worker, int warmup, int runs);
 
  private:
   struct Impl;

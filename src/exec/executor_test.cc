@@ -16,8 +16,8 @@
 #include "exec/measure.h"
 #include "exec/profiler.h"
 #include "graph/op_costs.h"
-#include "learn/hsdag.h"
 #include "io/model.h"
+#include "learn/hsdag.h"
 #include "util/error.h"
 
 namespace devplace {

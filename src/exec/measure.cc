@@ -54,8 +54,8 @@ Evaluation MeasuredReward::evaluate(const Placement& placement) {
   const bool seen = std::any_of(best_.begin(), best_.end(), [&](const auto& b) { return b.first == placement; });
   if (!seen && opt_.keep > 0 && (static_cast<int>(best_.size()) < opt_.keep || m.median < best_.back().second)) {
     if (static_cast<int>(best_.size()) == opt_.keep) best_.pop_back();
-    auto at = std::upper_bound(best_.begin(), best_.end(), m.median,
-                               [](double v, const auto& b) { return v < b.second; });
+    auto at =
+        std::upper_bound(best_.begin(), best_.end(), m.median, [](double v, const auto& b) { return v < b.second; });
     best_.insert(at, {placement, m.median});
   }
   return {m.median, true, 0};

@@ -14,8 +14,8 @@ namespace devplace {
 struct Measurement {
   std::vector<double> samples;  // seconds, in run order (warm-up runs excluded)
   double median = 0, mean = 0, min = 0, max = 0, p25 = 0, p75 = 0;
-  double mean_last5 = 0;        // mean of the last min(5, runs) runs (the paper's statistic)
-  RunStats last;                // copies of the last run
+  double mean_last5 = 0;  // mean of the last min(5, runs) runs (the paper's statistic)
+  RunStats last;          // copies of the last run
 };
 
 // Runs `placement` warmup + runs times and summarises the timed runs. REQUIRES runs >= 1.

@@ -103,9 +103,12 @@ Outputs variadic(const Ctx& c) {
   at::Tensor r = c.input(0);
   for (std::size_t k = 1; k < c.in.size(); ++k) {
     const at::Tensor& x = c.input(k);
-    if (c.op.type == "Max") r = at::maximum(r, x);
-    else if (c.op.type == "Min") r = at::minimum(r, x);
-    else r = at::add(r, x);  // Sum, Mean
+    if (c.op.type == "Max")
+      r = at::maximum(r, x);
+    else if (c.op.type == "Min")
+      r = at::minimum(r, x);
+    else
+      r = at::add(r, x);  // Sum, Mean
   }
   if (c.op.type == "Mean") r = r / static_cast<double>(c.in.size());
   return {r};
@@ -136,7 +139,8 @@ Outputs gemm(const Ctx& c) {
 // ---- convolution and pooling ----
 // ONNX pads are [b1, b2, ..., e1, e2, ...]; returns begin pads, or pads the input explicitly
 // (with `value`) when begin and end differ, which ATen's symmetric padding cannot express.
-std::vector<std::int64_t> spatial_pads(const Ctx& c, at::Tensor& x, int spatial, const std::vector<std::int64_t>& kernel,
+std::vector<std::int64_t> spatial_pads(const Ctx& c, at::Tensor& x, int spatial,
+                                       const std::vector<std::int64_t>& kernel,
                                        const std::vector<std::int64_t>& strides,
                                        const std::vector<std::int64_t>& dilations, double value) {
   std::vector<std::int64_t> pads = c.ints("pads");
@@ -180,7 +184,8 @@ Outputs conv(const Ctx& c) {
   auto pads = spatial_pads(c, x, spatial, kernel, strides, dil, 0.0);
   c10::optional<at::Tensor> bias;
   if (c.has(2)) bias = c.in[2];
-  return {at::convolution(x, w, bias, strides, pads, dil, false, std::vector<std::int64_t>(spatial, 0), c.i("group", 1))};
+  return {
+      at::convolution(x, w, bias, strides, pads, dil, false, std::vector<std::int64_t>(spatial, 0), c.i("group", 1))};
 }
 
 Outputs pool(const Ctx& c) {
@@ -368,11 +373,14 @@ Outputs slice(const Ctx& c) {
   at::Tensor x = c.input(0);
   std::vector<std::int64_t> starts = to_ints(c.input(1)), ends = to_ints(c.input(2));
   std::vector<std::int64_t> axes, steps;
-  if (c.has(3)) axes = to_ints(c.in[3]);
+  if (c.has(3))
+    axes = to_ints(c.in[3]);
   else
     for (std::size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<std::int64_t>(k));
-  if (c.has(4)) steps = to_ints(c.in[4]);
-  else steps.assign(starts.size(), 1);
+  if (c.has(4))
+    steps = to_ints(c.in[4]);
+  else
+    steps.assign(starts.size(), 1);
   for (std::size_t k = 0; k < starts.size(); ++k) {
     const std::int64_t a = norm_axis(axes[k], x.dim(), c), n = x.size(a), step = steps[k];
     auto clampi = [&](std::int64_t v, std::int64_t lo, std::int64_t hi) {
@@ -417,7 +425,8 @@ Outputs constant_of_shape(const Ctx& c) {
 
 Outputs range(const Ctx& c) {
   const at::Tensor& s = c.input(0);
-  at::Scalar start = s.to(at::kCPU).item(), limit = c.input(1).to(at::kCPU).item(), delta = c.input(2).to(at::kCPU).item();
+  at::Scalar start = s.to(at::kCPU).item(), limit = c.input(1).to(at::kCPU).item(),
+             delta = c.input(2).to(at::kCPU).item();
   return {at::arange(start, limit, delta, at::TensorOptions().dtype(s.scalar_type()).device(s.device()))};
 }
 
@@ -462,8 +471,9 @@ using OpFn = Outputs (*)(const Ctx&);
 const std::unordered_map<std::string, OpFn>& table() {
   static const std::unordered_map<std::string, OpFn> t = [] {
     std::unordered_map<std::string, OpFn> m;
-    for (const char* n : {"Relu", "Sqrt", "Erf", "Exp", "Log", "Neg", "Abs", "Tanh", "Sigmoid", "Reciprocal", "Floor",
-                          "Ceil", "Not", "Softplus", "Gelu", "LeakyRelu", "Elu", "HardSigmoid", "Identity", "Dropout"})
+    for (const char* n :
+         {"Relu",  "Sqrt", "Erf", "Exp",      "Log",  "Neg",       "Abs", "Tanh",        "Sigmoid",  "Reciprocal",
+          "Floor", "Ceil", "Not", "Softplus", "Gelu", "LeakyRelu", "Elu", "HardSigmoid", "Identity", "Dropout"})
       m[n] = unary;
     for (const char* n : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "LessOrEqual", "Greater",
                           "GreaterOrEqual", "And", "Or", "Mod"})
@@ -508,11 +518,14 @@ const std::unordered_map<std::string, OpFn>& table() {
 std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>& inputs, const std::string& source) {
   auto it = table().find(op.type);
   if (it == table().end())
-    throw Error(source, op.name, "op type '" + op.type + "' is not supported by the executor (docs/execution.md lists the supported ops)");
+    throw Error(
+        source, op.name,
+        "op type '" + op.type + "' is not supported by the executor (docs/execution.md lists the supported ops)");
   Ctx c{op, inputs, source};
   Outputs out = it->second(c);
   if (out.size() < op.outputs.size())
-    c.fail("produced " + std::to_string(out.size()) + " outputs, the graph expects " + std::to_string(op.outputs.size()));
+    c.fail("produced " + std::to_string(out.size()) + " outputs, the graph expects " +
+           std::to_string(op.outputs.size()));
   out.resize(op.outputs.size());
   return out;
 }
@@ -530,17 +543,28 @@ const std::vector<std::string>& supported_onnx_ops() {
 
 at::ScalarType onnx_scalar_type(int t) {
   switch (t) {
-    case onnx::TensorProto::FLOAT: return at::kFloat;
-    case onnx::TensorProto::UINT8: return at::kByte;
-    case onnx::TensorProto::INT8: return at::kChar;
-    case onnx::TensorProto::INT16: return at::kShort;
-    case onnx::TensorProto::INT32: return at::kInt;
-    case onnx::TensorProto::INT64: return at::kLong;
-    case onnx::TensorProto::BOOL: return at::kBool;
-    case onnx::TensorProto::FLOAT16: return at::kHalf;
-    case onnx::TensorProto::DOUBLE: return at::kDouble;
-    case onnx::TensorProto::BFLOAT16: return at::kBFloat16;
-    default: throw Error("", "", "ONNX data type " + std::to_string(t) + " is not supported by the executor");
+    case onnx::TensorProto::FLOAT:
+      return at::kFloat;
+    case onnx::TensorProto::UINT8:
+      return at::kByte;
+    case onnx::TensorProto::INT8:
+      return at::kChar;
+    case onnx::TensorProto::INT16:
+      return at::kShort;
+    case onnx::TensorProto::INT32:
+      return at::kInt;
+    case onnx::TensorProto::INT64:
+      return at::kLong;
+    case onnx::TensorProto::BOOL:
+      return at::kBool;
+    case onnx::TensorProto::FLOAT16:
+      return at::kHalf;
+    case onnx::TensorProto::DOUBLE:
+      return at::kDouble;
+    case onnx::TensorProto::BFLOAT16:
+      return at::kBFloat16;
+    default:
+      throw Error("", "", "ONNX data type " + std::to_string(t) + " is not supported by the executor");
   }
 }
 
@@ -554,8 +578,8 @@ at::Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& sour
   if (!p.raw_data().empty()) {
     const std::size_t want = static_cast<std::size_t>(n) * at::elementSize(st);
     if (p.raw_data().size() != want)
-      throw Error(source, p.name(), "raw_data has " + std::to_string(p.raw_data().size()) + " bytes, dims say " +
-                                        std::to_string(want));
+      throw Error(source, p.name(),
+                  "raw_data has " + std::to_string(p.raw_data().size()) + " bytes, dims say " + std::to_string(want));
     at::Tensor t = at::empty(dims, o);
     std::memcpy(t.data_ptr(), p.raw_data().data(), want);
     return t;

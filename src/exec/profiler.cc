@@ -7,8 +7,9 @@ namespace devplace {
 
 CostTable profile_costs(Executor& ex, const Graph& g, const Cluster& c, const ProfileOptions& opt) {
   if (ex.num_workers() != c.num_devices())
-    throw Error("", "", "the cluster has " + std::to_string(c.num_devices()) + " devices but the executor " +
-                            std::to_string(ex.num_workers()) + " workers");
+    throw Error("", "",
+                "the cluster has " + std::to_string(c.num_devices()) + " devices but the executor " +
+                    std::to_string(ex.num_workers()) + " workers");
   CostTable table;
   const int W = ex.num_workers();
   if (opt.runs < 1) throw Error("", "", "profiling needs at least one run");
@@ -21,7 +22,7 @@ CostTable profile_costs(Executor& ex, const Graph& g, const Cluster& c, const Pr
     for (int w = 0; w < W; ++w) {
       // Copies, in the last round: 0 -> 1 and 1 -> 0 (other pairs cost the same on one host).
       const int to = r == opt.runs - 1 && W > 1 && w < 2 ? 1 - w : -1;
-      Profile p = ex.profile(w, to, 1, r == 0 ? 1 : 0);
+      Profile p = ex.profile(w, to, r == 0 ? 1 : 0, 1);
       for (int op = 0; op < g.num_ops(); ++op) samples[w][op].push_back(p.op_seconds[op]);
       for (int t = 0; t < g.num_tensors(); ++t)
         if (p.copy_seconds[t] >= 0) copy_sum[t] += p.copy_seconds[t], ++copy_n[t];

@@ -1,7 +1,7 @@
 // Worker specs and how a devplace Cluster maps onto them (torch-free).
+#include <toml++/toml.h>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <toml++/toml.h>
 
 #include "exec/executor.h"
 #include "util/error.h"
@@ -45,11 +45,11 @@ std::map<std::string, std::string> worker_keys(const std::string& spec) {
       toml::table t = toml::parse_file(spec);
       if (auto* devs = t["devices"].as_array())
         for (auto& d : *devs)
-          if (auto* dt = d.as_table()) take((*dt)["name"].value_or(std::string()), (*dt)["worker"].value_or(std::string()));
+          if (auto* dt = d.as_table())
+            take((*dt)["name"].value_or(std::string()), (*dt)["worker"].value_or(std::string()));
     } else {
       auto j = nlohmann::json::parse(read_file(spec));
-      for (auto& d : j.value("devices", nlohmann::json::array()))
-        take(d.value("name", ""), d.value("worker", ""));
+      for (auto& d : j.value("devices", nlohmann::json::array())) take(d.value("name", ""), d.value("worker", ""));
     }
   } catch (const std::exception&) {
     // load_cluster has already parsed this file and reported any syntax error.
@@ -75,7 +75,8 @@ std::vector<WorkerSpec> workers_for_cluster(const Cluster& cluster, const std::s
     } else if (d.kind == "gpu") {
       out.push_back({WorkerSpec::Kind::cuda, gpus++});
     } else {
-      throw Error(spec, d.name, "device kind '" + d.kind + "' has no execution worker; give it worker = \"cpu:N\" or \"cuda:N\"");
+      throw Error(spec, d.name,
+                  "device kind '" + d.kind + "' has no execution worker; give it worker = \"cpu:N\" or \"cuda:N\"");
     }
   }
   return out;

@@ -11,27 +11,49 @@ namespace devplace {
 
 int dtype_size(DType t) {
   switch (t) {
-    case DType::f64: case DType::i64: return 8;
-    case DType::f32: case DType::i32: case DType::unknown: return 4;
-    case DType::f16: case DType::bf16: case DType::i16: return 2;
-    case DType::i8: case DType::u8: case DType::boolean: return 1;
+    case DType::f64:
+    case DType::i64:
+      return 8;
+    case DType::f32:
+    case DType::i32:
+    case DType::unknown:
+      return 4;
+    case DType::f16:
+    case DType::bf16:
+    case DType::i16:
+      return 2;
+    case DType::i8:
+    case DType::u8:
+    case DType::boolean:
+      return 1;
   }
   return 4;
 }
 
 const char* dtype_name(DType t) {
   switch (t) {
-    case DType::f32: return "f32";
-    case DType::f16: return "f16";
-    case DType::bf16: return "bf16";
-    case DType::f64: return "f64";
-    case DType::i8: return "i8";
-    case DType::u8: return "u8";
-    case DType::i16: return "i16";
-    case DType::i32: return "i32";
-    case DType::i64: return "i64";
-    case DType::boolean: return "bool";
-    case DType::unknown: return "unknown";
+    case DType::f32:
+      return "f32";
+    case DType::f16:
+      return "f16";
+    case DType::bf16:
+      return "bf16";
+    case DType::f64:
+      return "f64";
+    case DType::i8:
+      return "i8";
+    case DType::u8:
+      return "u8";
+    case DType::i16:
+      return "i16";
+    case DType::i32:
+      return "i32";
+    case DType::i64:
+      return "i64";
+    case DType::boolean:
+      return "bool";
+    case DType::unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -40,14 +62,13 @@ DType parse_dtype(const std::string& raw) {
   std::string s;
   for (char c : raw) s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   static const std::map<std::string, DType> names = {
-      {"f32", DType::f32},     {"fp32", DType::f32},  {"float", DType::f32},   {"float32", DType::f32},
-      {"f16", DType::f16},     {"fp16", DType::f16},  {"float16", DType::f16}, {"half", DType::f16},
-      {"bf16", DType::bf16},   {"bfloat16", DType::bf16},
-      {"f64", DType::f64},     {"fp64", DType::f64},  {"double", DType::f64},  {"float64", DType::f64},
-      {"i8", DType::i8},       {"int8", DType::i8},   {"u8", DType::u8},       {"uint8", DType::u8},
-      {"i16", DType::i16},     {"int16", DType::i16}, {"i32", DType::i32},     {"int32", DType::i32},
-      {"i64", DType::i64},     {"int64", DType::i64}, {"bool", DType::boolean}, {"boolean", DType::boolean},
-      {"u1", DType::boolean},
+      {"f32", DType::f32},      {"fp32", DType::f32},        {"float", DType::f32},   {"float32", DType::f32},
+      {"f16", DType::f16},      {"fp16", DType::f16},        {"float16", DType::f16}, {"half", DType::f16},
+      {"bf16", DType::bf16},    {"bfloat16", DType::bf16},   {"f64", DType::f64},     {"fp64", DType::f64},
+      {"double", DType::f64},   {"float64", DType::f64},     {"i8", DType::i8},       {"int8", DType::i8},
+      {"u8", DType::u8},        {"uint8", DType::u8},        {"i16", DType::i16},     {"int16", DType::i16},
+      {"i32", DType::i32},      {"int32", DType::i32},       {"i64", DType::i64},     {"int64", DType::i64},
+      {"bool", DType::boolean}, {"boolean", DType::boolean}, {"u1", DType::boolean},
   };
   auto it = names.find(s);
   return it == names.end() ? DType::unknown : it->second;
@@ -129,23 +150,24 @@ void Graph::finalize() {
   op_index_.clear();
   for (int i = 0; i < n; ++i) {
     if (ops_[i].name.empty()) throw Error(source_, "#" + std::to_string(i), "op has an empty name");
-    if (!op_index_.emplace(ops_[i].name, i).second)
-      throw Error(source_, ops_[i].name, "duplicate op name");
+    if (!op_index_.emplace(ops_[i].name, i).second) throw Error(source_, ops_[i].name, "duplicate op name");
   }
   // Each tensor has at most one producer; each consumed tensor must come from somewhere.
   for (auto& t : tensors_) t.producer = -1, t.consumers.clear();
   for (int i = 0; i < n; ++i)
     for (int t : ops_[i].outputs) {
       if (tensors_[t].producer != -1)
-        throw Error(source_, ops_[i].name,
-                    "tensor '" + tensors_[t].name + "' is also produced by op '" + ops_[tensors_[t].producer].name + "'");
+        throw Error(
+            source_, ops_[i].name,
+            "tensor '" + tensors_[t].name + "' is also produced by op '" + ops_[tensors_[t].producer].name + "'");
       tensors_[t].producer = i;
     }
   for (int i = 0; i < n; ++i)
     for (int t : ops_[i].inputs) {
       const Tensor& tt = tensors_[t];
       if (tt.producer == -1 && !tt.is_graph_input && !tt.is_constant)
-        throw Error(source_, ops_[i].name, "input tensor '" + tt.name + "' is produced by no op and is not a graph input");
+        throw Error(source_, ops_[i].name,
+                    "input tensor '" + tt.name + "' is produced by no op and is not a graph input");
     }
 
   // Kahn's algorithm; the smallest original index first keeps the order close to the file's.

@@ -57,10 +57,10 @@ struct Op {
   std::vector<int> outputs;  // tensor ids in port order
 
   // Filled by annotate_costs() (graph/op_costs.h) or by an importer that knows better.
-  double flops = 0;                // floating-point operations (1 MAC = 2 FLOPs)
-  double macs = 0;                 // multiply-accumulates of Conv / MatMul / Gemm ops
-  std::int64_t weight_bytes = 0;   // parameters that must live on this op's device
-  std::int64_t bytes_accessed = 0; // input + output activations + weights
+  double flops = 0;                 // floating-point operations (1 MAC = 2 FLOPs)
+  double macs = 0;                  // multiply-accumulates of Conv / MatMul / Gemm ops
+  std::int64_t weight_bytes = 0;    // parameters that must live on this op's device
+  std::int64_t bytes_accessed = 0;  // input + output activations + weights
 
   // Attribute helpers; return `fallback` when absent or of another type.
   std::int64_t attr_int(const std::string& key, std::int64_t fallback) const;

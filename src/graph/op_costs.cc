@@ -32,41 +32,70 @@ const std::unordered_map<std::string, OpClass>& class_table() {
     };
     add(OpClass::conv, {"Conv", "ConvTranspose", "Convolution", "GroupConvolution", "ConvolutionBackpropData",
                         "GroupConvolutionBackpropData", "DeformableConvolution", "ConvInteger", "QLinearConv"});
-    add(OpClass::matmul, {"MatMul", "Gemm", "FullyConnected", "MatMulInteger", "QLinearMatMul",
-                          "ScaledDotProductAttention"});
-    add(OpClass::pool, {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool", "GlobalLpPool",
-                        "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool", "MaxRoiPool", "ROIPooling", "RoiAlign",
-                        "ROIAlign"});
+    add(OpClass::matmul,
+        {"MatMul", "Gemm", "FullyConnected", "MatMulInteger", "QLinearMatMul", "ScaledDotProductAttention"});
+    add(OpClass::pool,
+        {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool", "GlobalLpPool", "AvgPool",
+         "AdaptiveAvgPool", "AdaptiveMaxPool", "MaxRoiPool", "ROIPooling", "RoiAlign", "ROIAlign"});
     add(OpClass::elementwise,
         {// arithmetic and comparisons, both vocabularies
          "Add", "Sub", "Mul", "Div", "Subtract", "Multiply", "Divide", "Mod", "FloorMod", "Neg", "Negative", "Abs",
          "Sign", "Floor", "Ceil", "Ceiling", "Round", "Reciprocal", "Min", "Max", "Minimum", "Maximum", "Mean", "Sum",
          "SquaredDifference", "Equal", "NotEqual", "Less", "LessOrEqual", "LessEqual", "Greater", "GreaterOrEqual",
-         "GreaterEqual", "And", "Or", "Xor", "Not", "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot",
-         "BitShift", "IsNaN", "IsInf", "Where", "Select", "Clip", "Clamp", "Relu", "ReLU", "LeakyRelu", "PRelu",
-         "PReLU", "ThresholdedRelu", "HardSigmoid", "HardSwish", "HSwish", "HSigmoid", "Cast", "CastLike",
-         "Convert", "ConvertLike", "Range", "CumSum", "Dropout", "QuantizeLinear", "DequantizeLinear",
-         "FakeQuantize", "Resize", "Interpolate", "Upsample",
+         "GreaterEqual", "And", "Or", "Xor", "Not", "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot", "BitShift",
+         "IsNaN", "IsInf", "Where", "Select", "Clip", "Clamp", "Relu", "ReLU", "LeakyRelu", "PRelu", "PReLU",
+         "ThresholdedRelu", "HardSigmoid", "HardSwish", "HSwish", "HSigmoid", "Cast", "CastLike", "Convert",
+         "ConvertLike", "Range", "CumSum", "Dropout", "QuantizeLinear", "DequantizeLinear", "FakeQuantize", "Resize",
+         "Interpolate", "Upsample",
          // transcendentals and composite activations
-         "Exp", "Log", "Erf", "Sqrt", "Pow", "Power", "Tanh", "Sigmoid", "Sin", "Cos", "Tan", "Asin", "Acos",
-         "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Elu", "Selu", "Celu", "Gelu", "Swish", "Mish",
-         "SoftPlus", "Softplus", "Softsign", "SoftSign", "FastGelu", "BiasGelu"});
-    add(OpClass::normalization, {"BatchNormalization", "LayerNormalization", "InstanceNormalization",
-                                 "GroupNormalization", "MeanVarianceNormalization", "LpNormalization", "LRN", "MVN",
-                                 "NormalizeL2", "BatchNormInference", "SimplifiedLayerNormalization",
-                                 "SkipLayerNormalization", "RMSNormalization", "RMS"});
+         "Exp", "Log", "Erf", "Sqrt", "Pow", "Power", "Tanh", "Sigmoid", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
+         "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Elu", "Selu", "Celu", "Gelu", "Swish", "Mish", "SoftPlus",
+         "Softplus", "Softsign", "SoftSign", "FastGelu", "BiasGelu"});
+    add(OpClass::normalization,
+        {"BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization",
+         "MeanVarianceNormalization", "LpNormalization", "LRN", "MVN", "NormalizeL2", "BatchNormInference",
+         "SimplifiedLayerNormalization", "SkipLayerNormalization", "RMSNormalization", "RMS"});
     add(OpClass::softmax, {"Softmax", "SoftMax", "LogSoftmax", "LogSoftMax", "Hardmax"});
-    add(OpClass::reduce, {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
-                          "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin",
-                          "ReduceLogicalAnd", "ReduceLogicalOr", "TopK"});
-    add(OpClass::data_movement,
-        {"Concat", "Transpose", "Gather", "GatherND", "GatherElements", "Slice", "StridedSlice", "Split",
-         "VariadicSplit", "Pad", "Tile", "Expand", "Broadcast", "ScatterUpdate", "ScatterNDUpdate", "ScatterND",
-         "ScatterElements", "ScatterElementsUpdate", "Scatter", "DepthToSpace", "SpaceToDepth", "ShuffleChannels",
-         "ConstantOfShape", "ReadValue", "Assign", "Reverse", "ReverseSequence", "Trilu", "OneHot", "EyeLike",
-         "Compress", "NonZero", "Unique", "Roll", "Copy"});
-    add(OpClass::free, {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Shape", "ShapeOf", "Size", "Constant",
-                        "Const", "Parameter", "Result", "Identity", "Optional", "Sink"});
+    add(OpClass::reduce,
+        {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
+         "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin", "ReduceLogicalAnd", "ReduceLogicalOr", "TopK"});
+    add(OpClass::data_movement, {"Concat",
+                                 "Transpose",
+                                 "Gather",
+                                 "GatherND",
+                                 "GatherElements",
+                                 "Slice",
+                                 "StridedSlice",
+                                 "Split",
+                                 "VariadicSplit",
+                                 "Pad",
+                                 "Tile",
+                                 "Expand",
+                                 "Broadcast",
+                                 "ScatterUpdate",
+                                 "ScatterNDUpdate",
+                                 "ScatterND",
+                                 "ScatterElements",
+                                 "ScatterElementsUpdate",
+                                 "Scatter",
+                                 "DepthToSpace",
+                                 "SpaceToDepth",
+                                 "ShuffleChannels",
+                                 "ConstantOfShape",
+                                 "ReadValue",
+                                 "Assign",
+                                 "Reverse",
+                                 "ReverseSequence",
+                                 "Trilu",
+                                 "OneHot",
+                                 "EyeLike",
+                                 "Compress",
+                                 "NonZero",
+                                 "Unique",
+                                 "Roll",
+                                 "Copy"});
+    add(OpClass::free, {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Shape", "ShapeOf", "Size", "Constant", "Const",
+                        "Parameter", "Result", "Identity", "Optional", "Sink"});
     add(OpClass::other, {"DetectionOutput", "PriorBox", "PriorBoxClustered", "NonMaxSuppression", "Proposal",
                          "RegionYolo", "Loop", "If", "Scan", "Einsum"});
     return t;
@@ -80,10 +109,9 @@ bool is_composite_activation(const std::string& t) {
 }
 
 bool is_transcendental(const std::string& t) {
-  static const std::set<std::string> names = {"Exp",  "Log",   "Erf",   "Sqrt",  "Pow",   "Power", "Tanh",
-                                              "Sigmoid", "Sin", "Cos",  "Tan",   "Asin",  "Acos",  "Atan",
-                                              "Sinh", "Cosh",  "Asinh", "Acosh", "Atanh", "Elu",   "Selu",
-                                              "Celu", "Softsign", "SoftSign"};
+  static const std::set<std::string> names = {
+      "Exp",  "Log",  "Erf",  "Sqrt", "Pow",   "Power", "Tanh",  "Sigmoid", "Sin",  "Cos",  "Tan",      "Asin",
+      "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Elu",     "Selu", "Celu", "Softsign", "SoftSign"};
   return names.count(t) > 0;
 }
 
@@ -251,21 +279,30 @@ void compute(Graph& g, Op& op, std::set<std::string>& warned) {
       flops = 2 * macs + extra;
       break;
     }
-    case OpClass::pool: flops = pool_flops(c); break;
-    case OpClass::elementwise: flops = c.out_elements() * elementwise_factor(op); break;
+    case OpClass::pool:
+      flops = pool_flops(c);
+      break;
+    case OpClass::elementwise:
+      flops = c.out_elements() * elementwise_factor(op);
+      break;
     case OpClass::normalization:
       flops = c.first_out_elements() *
               (op.type == "BatchNormalization" || op.type == "BatchNormInference" ? kBatchNormFlops : kLayerNormFlops);
       break;
-    case OpClass::softmax: flops = kSoftmaxFlops * c.first_out_elements(); break;
-    case OpClass::reduce: flops = c.first_in_elements(); break;
+    case OpClass::softmax:
+      flops = kSoftmaxFlops * c.first_out_elements();
+      break;
+    case OpClass::reduce:
+      flops = c.first_in_elements();
+      break;
     case OpClass::data_movement:
-    case OpClass::free: flops = 0; break;
+    case OpClass::free:
+      flops = 0;
+      break;
     case OpClass::other:
       if (!class_table().count(op.type) && warned.insert(op.type).second)
-        log::warn("op_costs.unknown:" + op.type,
-                  "unknown op type '" + op.type + "' (e.g. op '" + op.name +
-                      "'): costed as one FLOP per output element, class other");
+        log::warn("op_costs.unknown:" + op.type, "unknown op type '" + op.type + "' (e.g. op '" + op.name +
+                                                     "'): costed as one FLOP per output element, class other");
       flops = c.out_elements();
       break;
   }
@@ -318,16 +355,26 @@ bool is_folded(const Graph& g, const Op& op) {
 
 const char* op_class_name(OpClass c) {
   switch (c) {
-    case OpClass::conv: return "conv";
-    case OpClass::matmul: return "matmul";
-    case OpClass::pool: return "pool";
-    case OpClass::elementwise: return "elementwise";
-    case OpClass::normalization: return "normalization";
-    case OpClass::softmax: return "softmax";
-    case OpClass::reduce: return "reduce";
-    case OpClass::data_movement: return "data_movement";
-    case OpClass::free: return "free";
-    case OpClass::other: return "other";
+    case OpClass::conv:
+      return "conv";
+    case OpClass::matmul:
+      return "matmul";
+    case OpClass::pool:
+      return "pool";
+    case OpClass::elementwise:
+      return "elementwise";
+    case OpClass::normalization:
+      return "normalization";
+    case OpClass::softmax:
+      return "softmax";
+    case OpClass::reduce:
+      return "reduce";
+    case OpClass::data_movement:
+      return "data_movement";
+    case OpClass::free:
+      return "free";
+    case OpClass::other:
+      return "other";
   }
   return "other";
 }

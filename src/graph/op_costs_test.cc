@@ -149,7 +149,7 @@ TEST(OpCosts, PoolsNormsFreeOpsAndConst) {
   EXPECT_DOUBLE_EQ(get("GlobalAveragePool").flops, 64);  // every input element once
   EXPECT_DOUBLE_EQ(get("Reshape").flops, 0);
   EXPECT_EQ(get("Reshape").bytes_accessed, 0);
-  EXPECT_EQ(get("Const").weight_bytes, 16);  // OpenVINO Const: its output bytes
+  EXPECT_EQ(get("Const").weight_bytes, 16);   // OpenVINO Const: its output bytes
   EXPECT_DOUBLE_EQ(get("Erf").flops, 4 * 4);  // a transcendental: 4 FLOPs per element
   EXPECT_GE(get("LayerNormalization").flops, 5 * 4);
   EXPECT_LE(get("LayerNormalization").flops, 8 * 4);

@@ -8,8 +8,8 @@
 #include "io/openvino_import.h"
 #include "io/tarnawski_import.h"
 #include "util/error.h"
-#include "util/json_file.h"
 #include "util/files.h"
+#include "util/json_file.h"
 
 namespace devplace {
 
@@ -73,6 +73,37 @@ Model load_model(const std::string& spec, const ImportOptions& options) {
     throw Error(path, "", "unknown model format '" + ext + "' (expected .onnx, .xml or .json)");
   }
   return m;
+}
+
+Cluster resolve_cluster(const Model& model, const std::string& spec, std::string* resolved_spec) {
+  std::string used = spec;
+  Cluster cluster;
+  if (!spec.empty()) {
+    cluster = load_cluster(spec);
+  } else if (model.cluster) {
+    cluster = *model.cluster;
+    used = cluster.name;
+  } else {
+    used = "paper";
+    cluster = load_cluster(used);
+  }
+  if (resolved_spec) *resolved_spec = used;
+  return cluster;
+}
+
+CostTable merged_costs(const Model& model, const Cluster& cluster, const std::string& costs_file) {
+  CostTable table;
+  if (model.costs) table = *model.costs;
+  if (costs_file.empty()) return table;
+  CostTable extra = load_cost_table(costs_file);
+  for (auto& [op, row] : extra.op_time) {
+    if (model.graph.find_op(op) < 0) throw Error(costs_file, op, "no such op in the model");
+    for (auto& [dev, t] : row)
+      if (cluster.find_device(dev) < 0) throw Error(costs_file, op, "unknown device '" + dev + "'");
+    table.op_time[op] = row;
+  }
+  for (auto& [t, v] : extra.transfer_time) table.transfer_time[t] = v;
+  return table;
 }
 
 }  // namespace devplace

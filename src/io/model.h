@@ -19,9 +19,9 @@ struct ImportOptions {
 };
 
 struct Model {
-  Graph graph;                       // finalized, costs annotated
-  std::optional<Cluster> cluster;    // devices the file itself defines
-  std::optional<CostTable> costs;    // costs the file itself defines
+  Graph graph;                     // finalized, costs annotated
+  std::optional<Cluster> cluster;  // devices the file itself defines
+  std::optional<CostTable> costs;  // costs the file itself defines
 };
 
 // `spec` is a path (.onnx, .xml, .json) or a bundled name (resnet50, inception_v3, bert_base).
@@ -33,5 +33,14 @@ std::map<std::string, std::string> bundled_models();
 
 // Parses "name=1,128" into a binding; throws Error on bad syntax.
 std::pair<std::string, Shape> parse_input_binding(const std::string& text);
+
+// The cluster `model` is placed on: `spec` (a file or preset) when given, else the file's own
+// devices, else the "paper" preset. `resolved_spec` (optional) gets the spec used, as the
+// executor names its workers by it.
+Cluster resolve_cluster(const Model& model, const std::string& spec, std::string* resolved_spec = nullptr);
+
+// The model's own costs with those of `costs_file` (optional) on top. Throws Error naming the
+// file and op for an op the model lacks or a device the cluster lacks.
+CostTable merged_costs(const Model& model, const Cluster& cluster, const std::string& costs_file);
 
 }  // namespace devplace

@@ -69,8 +69,8 @@ Graph hand_built() {
   g.tensor(z).is_graph_output = true;
   g.tensor(z).fixed_bytes = 12345;
   g.tensor(z).dtype = DType::unknown;
-  const DType all[] = {DType::f32, DType::f16, DType::bf16, DType::f64, DType::i8, DType::u8,
-                       DType::i16, DType::i32, DType::i64, DType::boolean, DType::unknown};
+  const DType all[] = {DType::f32, DType::f16, DType::bf16, DType::f64,     DType::i8,     DType::u8,
+                       DType::i16, DType::i32, DType::i64,  DType::boolean, DType::unknown};
   std::vector<int> extra;
   for (DType d : all) {
     int t = g.tensor_id(std::string("t_") + dtype_name(d));

@@ -19,17 +19,28 @@ namespace {
 
 DType to_dtype(int onnx_type) {
   switch (onnx_type) {
-    case onnx::TensorProto::FLOAT: return DType::f32;
-    case onnx::TensorProto::FLOAT16: return DType::f16;
-    case onnx::TensorProto::BFLOAT16: return DType::bf16;
-    case onnx::TensorProto::DOUBLE: return DType::f64;
-    case onnx::TensorProto::INT8: return DType::i8;
-    case onnx::TensorProto::UINT8: return DType::u8;
-    case onnx::TensorProto::INT16: return DType::i16;
-    case onnx::TensorProto::INT32: return DType::i32;
-    case onnx::TensorProto::INT64: return DType::i64;
-    case onnx::TensorProto::BOOL: return DType::boolean;
-    default: return DType::unknown;
+    case onnx::TensorProto::FLOAT:
+      return DType::f32;
+    case onnx::TensorProto::FLOAT16:
+      return DType::f16;
+    case onnx::TensorProto::BFLOAT16:
+      return DType::bf16;
+    case onnx::TensorProto::DOUBLE:
+      return DType::f64;
+    case onnx::TensorProto::INT8:
+      return DType::i8;
+    case onnx::TensorProto::UINT8:
+      return DType::u8;
+    case onnx::TensorProto::INT16:
+      return DType::i16;
+    case onnx::TensorProto::INT32:
+      return DType::i32;
+    case onnx::TensorProto::INT64:
+      return DType::i64;
+    case onnx::TensorProto::BOOL:
+      return DType::boolean;
+    default:
+      return DType::unknown;
   }
 }
 
@@ -55,12 +66,23 @@ TypeInfo type_info(const onnx::ValueInfoProto& vi) {
 // Converts the attribute kinds Op::attrs can hold; returns false for the others.
 bool convert_attr(const onnx::AttributeProto& a, AttrValue& out) {
   switch (a.type()) {
-    case onnx::AttributeProto::INT: out = static_cast<std::int64_t>(a.i()); return true;
-    case onnx::AttributeProto::FLOAT: out = static_cast<double>(a.f()); return true;
-    case onnx::AttributeProto::STRING: out = a.s(); return true;
-    case onnx::AttributeProto::INTS: out = std::vector<std::int64_t>(a.ints().begin(), a.ints().end()); return true;
-    case onnx::AttributeProto::FLOATS: out = std::vector<double>(a.floats().begin(), a.floats().end()); return true;
-    default: return false;  // tensors, graphs, sparse tensors, type protos: not needed for costs
+    case onnx::AttributeProto::INT:
+      out = static_cast<std::int64_t>(a.i());
+      return true;
+    case onnx::AttributeProto::FLOAT:
+      out = static_cast<double>(a.f());
+      return true;
+    case onnx::AttributeProto::STRING:
+      out = a.s();
+      return true;
+    case onnx::AttributeProto::INTS:
+      out = std::vector<std::int64_t>(a.ints().begin(), a.ints().end());
+      return true;
+    case onnx::AttributeProto::FLOATS:
+      out = std::vector<double>(a.floats().begin(), a.floats().end());
+      return true;
+    default:
+      return false;  // tensors, graphs, sparse tensors, type protos: not needed for costs
   }
 }
 
@@ -79,8 +101,9 @@ void apply_bindings(onnx::ModelProto& model, const ImportOptions& opts, const st
     if (!target) throw Error(source, "", "input binding '" + name + "' names no graph input (inputs: " + names + ")");
     auto* tt = target->mutable_type()->mutable_tensor_type();
     if (tt->has_shape() && tt->shape().dim_size() != static_cast<int>(shape.size()))
-      throw Error(source, "", "input binding '" + name + "' has rank " + std::to_string(shape.size()) +
-                                  " but the graph input has rank " + std::to_string(tt->shape().dim_size()));
+      throw Error(source, "",
+                  "input binding '" + name + "' has rank " + std::to_string(shape.size()) +
+                      " but the graph input has rank " + std::to_string(tt->shape().dim_size()));
     auto* s = tt->mutable_shape();
     s->clear_dim();
     for (auto d : shape) {
@@ -101,7 +124,8 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
 
 Graph import_onnx_bytes(const std::string& bytes, const std::string& source, const ImportOptions& opts) {
   onnx::ModelProto model;
-  if (!model.ParseFromString(bytes)) throw Error(source, "", "not a valid ONNX model: protobuf parsing failed (truncated or corrupt file?)");
+  if (!model.ParseFromString(bytes))
+    throw Error(source, "", "not a valid ONNX model: protobuf parsing failed (truncated or corrupt file?)");
   if (!model.has_graph() || model.graph().node_size() == 0)
     throw Error(source, "", "not a valid ONNX model: it has no graph nodes");
   if (model.ir_version() <= 0) throw Error(source, "", "not a valid ONNX model: missing ir_version");
@@ -170,9 +194,9 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source, con
     if (it == infos.end() || !it->second.has_rank) {
       t.shape = {kUnknownDim};
       if (it != infos.end()) t.dtype = it->second.dtype;
-      log::warn(std::string("onnx.unknown_rank.") + kKeys[k],
-                source + ": " + kind + " '" + t.name + "' has an unknown shape; it counts as one element " +
-                    "(bind the graph inputs, e.g. --input NAME=1,128)");
+      log::warn(std::string("onnx.unknown_rank.") + kKeys[k], source + ": " + kind + " '" + t.name +
+                                                                  "' has an unknown shape; it counts as one element " +
+                                                                  "(bind the graph inputs, e.g. --input NAME=1,128)");
       continue;
     }
     t.shape = it->second.shape;

@@ -183,10 +183,14 @@ Shape broadcast(const std::vector<const Shape*>& ins, bool none_mode) {
 std::optional<Shape> matmul(const Op& op, Shape a, Shape b) {
   if (a.empty() || b.empty()) return std::nullopt;
   const bool a1 = a.size() == 1, b1 = b.size() == 1;
-  if (a1) a = {1, a[0]};
-  else if (attr_bool(op, "transpose_a")) std::swap(a[a.size() - 1], a[a.size() - 2]);
-  if (b1) b = {b[0], 1};
-  else if (attr_bool(op, "transpose_b")) std::swap(b[b.size() - 1], b[b.size() - 2]);
+  if (a1)
+    a = {1, a[0]};
+  else if (attr_bool(op, "transpose_a"))
+    std::swap(a[a.size() - 1], a[a.size() - 2]);
+  if (b1)
+    b = {b[0], 1};
+  else if (attr_bool(op, "transpose_b"))
+    std::swap(b[b.size() - 1], b[b.size() - 2]);
   Shape ab(a.begin(), a.end() - 2), bb(b.begin(), b.end() - 2);
   Shape out = broadcast({&ab, &bb}, false);
   if (!a1) out.push_back(a[a.size() - 2]);
@@ -315,20 +319,62 @@ std::optional<Shape> transpose_like(const Shape& in, const Shape& out_ir) {
 }
 
 const std::set<std::string>& same_as_input_types() {
-  static const std::set<std::string> s = {
-      "Convert", "ConvertLike", "ReLU", "Relu", "Clamp", "Swish", "HSwish", "HSigmoid", "Gelu", "Sigmoid",
-      "Tanh", "Sqrt", "Floor", "Ceiling", "Sin", "Cos", "Tan", "Log", "Exp", "Abs", "Erf", "Negative", "Sign",
-      "Round", "Mish", "SoftPlus", "SoftSign", "Elu", "Selu", "PRelu", "LogicalNot", "SoftMax", "Softmax",
-      "LogSoftmax", "MVN", "NormalizeL2", "BatchNormInference", "LRN", "GRN", "CumSum", "ScatterUpdate",
-      "ScatterElementsUpdate", "ScatterNDUpdate", "Assign", "FakeQuantize", "RMS", "Identity", "ReverseSequence"};
+  static const std::set<std::string> s = {"Convert",
+                                          "ConvertLike",
+                                          "ReLU",
+                                          "Relu",
+                                          "Clamp",
+                                          "Swish",
+                                          "HSwish",
+                                          "HSigmoid",
+                                          "Gelu",
+                                          "Sigmoid",
+                                          "Tanh",
+                                          "Sqrt",
+                                          "Floor",
+                                          "Ceiling",
+                                          "Sin",
+                                          "Cos",
+                                          "Tan",
+                                          "Log",
+                                          "Exp",
+                                          "Abs",
+                                          "Erf",
+                                          "Negative",
+                                          "Sign",
+                                          "Round",
+                                          "Mish",
+                                          "SoftPlus",
+                                          "SoftSign",
+                                          "Elu",
+                                          "Selu",
+                                          "PRelu",
+                                          "LogicalNot",
+                                          "SoftMax",
+                                          "Softmax",
+                                          "LogSoftmax",
+                                          "MVN",
+                                          "NormalizeL2",
+                                          "BatchNormInference",
+                                          "LRN",
+                                          "GRN",
+                                          "CumSum",
+                                          "ScatterUpdate",
+                                          "ScatterElementsUpdate",
+                                          "ScatterNDUpdate",
+                                          "Assign",
+                                          "FakeQuantize",
+                                          "RMS",
+                                          "Identity",
+                                          "ReverseSequence"};
   return s;
 }
 
 const std::set<std::string>& broadcasting_types() {
   static const std::set<std::string> s = {
-      "Add", "Subtract", "Multiply", "Divide", "Power", "Maximum", "Minimum", "SquaredDifference", "FloorMod",
-      "Mod", "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
-      "LogicalXor", "Select", "BitwiseAnd", "BitwiseOr", "BitwiseXor"};
+      "Add",        "Subtract",  "Multiply",   "Divide",   "Power",      "Maximum",   "Minimum",   "SquaredDifference",
+      "FloorMod",   "Mod",       "Equal",      "NotEqual", "Less",       "LessEqual", "Greater",   "GreaterEqual",
+      "LogicalAnd", "LogicalOr", "LogicalXor", "Select",   "BitwiseAnd", "BitwiseOr", "BitwiseXor"};
   return s;
 }
 
@@ -435,8 +481,8 @@ Graph import_openvino_text(const std::string& xml_text, const std::string& src, 
   pugi::xml_document doc;
   pugi::xml_parse_result res = doc.load_buffer(xml_text.data(), xml_text.size());
   if (!res)
-    throw Error(src, "", std::string("not parseable as XML: ") + res.description() + " at byte " +
-                             std::to_string(res.offset));
+    throw Error(src, "",
+                std::string("not parseable as XML: ") + res.description() + " at byte " + std::to_string(res.offset));
   pugi::xml_node net = doc.child("net");
   if (!net) throw Error(src, "", "no <net> root element (not an OpenVINO IR .xml)");
   pugi::xml_node layers_node = net.child("layers");
@@ -519,15 +565,13 @@ Graph import_openvino_text(const std::string& xml_text, const std::string& src, 
       throw Error(src, "", what + ": needs from-layer, from-port, to-layer and to-port");
     auto fit = by_id.find(fl), tit = by_id.find(tl);
     if (fit == by_id.end()) throw Error(src, "", what + ": there is no layer with id " + fl);
-    if (tit == by_id.end())
-      throw Error(src, layers[fit->second].name, what + ": there is no layer with id " + tl);
+    if (tit == by_id.end()) throw Error(src, layers[fit->second].name, what + ": there is no layer with id " + tl);
     const LayerInfo& F = layers[fit->second];
     const LayerInfo& T = layers[tit->second];
     if (port_index(F.outputs, static_cast<int>(fp)) < 0)
       throw Error(src, F.name, what + ": port " + std::to_string(fp) + " is not an output port of this layer");
     int ti = port_index(T.inputs, static_cast<int>(tp));
-    if (ti < 0)
-      throw Error(src, T.name, what + ": port " + std::to_string(tp) + " is not an input port of this layer");
+    if (ti < 0) throw Error(src, T.name, what + ": port " + std::to_string(tp) + " is not an input port of this layer");
     Source& s = sources[tit->second][ti];
     if (s.layer >= 0) throw Error(src, T.name, "input port " + std::to_string(tp) + " has more than one incoming edge");
     s = {fit->second, static_cast<int>(fp)};
@@ -587,17 +631,20 @@ Graph import_openvino_text(const std::string& xml_text, const std::string& src, 
   for (const auto& [name, shape] : opts.input_shapes) {
     auto it = param_by_name.find(name);
     if (it == param_by_name.end())
-      throw Error(src, "", "--input '" + name + "' names no Parameter of this model; its inputs are " + describe_inputs());
+      throw Error(src, "",
+                  "--input '" + name + "' names no Parameter of this model; its inputs are " + describe_inputs());
     const LayerInfo& L = layers[it->second];
     if (L.outputs.empty()) continue;
     const Shape& dims = L.outputs[0].dims;
     if (shape.size() != dims.size())
-      throw Error(src, L.name, "--input " + name + "=" + shape_to_string(shape) + " has rank " +
-                                   std::to_string(shape.size()) + " but the input is " + shape_to_string(dims));
+      throw Error(src, L.name,
+                  "--input " + name + "=" + shape_to_string(shape) + " has rank " + std::to_string(shape.size()) +
+                      " but the input is " + shape_to_string(dims));
     for (std::size_t i = 0; i < dims.size(); ++i)
       if (known(dims[i]) && known(shape[i]) && dims[i] != shape[i])
-        throw Error(src, L.name, "--input " + name + "=" + shape_to_string(shape) + " contradicts the static shape " +
-                                     shape_to_string(dims));
+        throw Error(src, L.name,
+                    "--input " + name + "=" + shape_to_string(shape) + " contradicts the static shape " +
+                        shape_to_string(dims));
     bound[it->second] = shape;
   }
   Binding fb;
@@ -684,9 +731,9 @@ Graph import_openvino_text(const std::string& xml_text, const std::string& src, 
     stats.unknown += static_cast<int>(std::count(s.begin(), s.end(), U));
   }
   if (bound.empty() && stats.unknown > 0) {
-    log::warn("openvino-unbound:" + src,
-              src + ": " + std::to_string(stats.unknown) + " dims are dynamic and count as 1; bind the inputs (" +
-                  describe_inputs() + ") with --input NAME=1,128");
+    log::warn("openvino-unbound:" + src, src + ": " + std::to_string(stats.unknown) +
+                                             " dims are dynamic and count as 1; bind the inputs (" + describe_inputs() +
+                                             ") with --input NAME=1,128");
   } else if (stats.fallback > 0 || stats.unknown > 0) {
     std::string unbound;
     for (const auto& L : layers)

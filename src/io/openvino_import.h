@@ -34,13 +34,13 @@ namespace devplace {
 
 // What happened to the dynamic dims of one import, counted over tensors (each dim once).
 struct OpenVinoImportStats {
-  int layers = 0;          // <layer> elements in the file
-  int edges = 0;           // <edge> elements in the file
-  int dynamic_dims = 0;    // dims the IR leaves dynamic
-  int bound = 0;           // filled from ImportOptions::input_shapes
-  int propagated = 0;      // filled by forward shape propagation
-  int fallback = 0;        // filled by the batch / sequence fallback
-  int unknown = 0;         // still kUnknownDim in the returned graph
+  int layers = 0;        // <layer> elements in the file
+  int edges = 0;         // <edge> elements in the file
+  int dynamic_dims = 0;  // dims the IR leaves dynamic
+  int bound = 0;         // filled from ImportOptions::input_shapes
+  int propagated = 0;    // filled by forward shape propagation
+  int fallback = 0;      // filled by the batch / sequence fallback
+  int unknown = 0;       // still kUnknownDim in the returned graph
 };
 
 // Imports the IR at `xml_path`. Returns a finalized Graph with costs annotated.
@@ -51,7 +51,7 @@ Graph import_openvino(const std::string& xml_path, const ImportOptions& opts = {
                       OpenVinoImportStats* stats = nullptr);
 
 // Same, from XML text already in memory; `source` names it in errors and Graph::source().
-Graph import_openvino_text(const std::string& xml_text, const std::string& source,
-                           const ImportOptions& opts = {}, OpenVinoImportStats* stats = nullptr);
+Graph import_openvino_text(const std::string& xml_text, const std::string& source, const ImportOptions& opts = {},
+                           OpenVinoImportStats* stats = nullptr);
 
 }  // namespace devplace

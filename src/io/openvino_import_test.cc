@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <pugixml.hpp>
 #include <map>
+#include <pugixml.hpp>
 #include <set>
 
 #include "util/error.h"
@@ -18,9 +18,9 @@ namespace {
 
 std::string data_dir() { return shared_dir() + "/data/openvino/"; }
 
-#define REQUIRE_DATA()                                                                           \
-  if (!std::filesystem::is_directory(data_dir()))                                                \
-  GTEST_SKIP() << "shared OpenVINO IR files not found at " << data_dir()                         \
+#define REQUIRE_DATA()                                                   \
+  if (!std::filesystem::is_directory(data_dir()))                        \
+  GTEST_SKIP() << "shared OpenVINO IR files not found at " << data_dir() \
                << " (the workplace's shared data; set DEVPLACE_HOME so that ../shared has them)"
 
 // Counts straight from the XML: <layer> elements and distinct (from-layer, to-layer) pairs.
@@ -124,10 +124,10 @@ TEST(OpenVinoImport, DistilBertBindingResolvesShapes) {
   ImportOptions opts;
   opts.input_shapes = {{"input_ids", {1, 128}}, {"attention_mask", {1, 128}}};
   Graph g = import_checked("distilbert_base_sst2.xml", opts, &bound_st);
-  std::printf("distilbert: %d dynamic dims in the IR; unknown without bindings %d; with bindings: %d bound, "
-              "%d propagated, %d left to the fallback, %d unknown\n",
-              bound_st.dynamic_dims, free_st.unknown, bound_st.bound, bound_st.propagated, bound_st.fallback,
-              bound_st.unknown);
+  std::printf(
+      "distilbert: %d dynamic dims in the IR; unknown without bindings %d; with bindings: %d bound, "
+      "%d propagated, %d left to the fallback, %d unknown\n",
+      bound_st.dynamic_dims, free_st.unknown, bound_st.bound, bound_st.propagated, bound_st.fallback, bound_st.unknown);
   EXPECT_EQ(free_st.unknown, free_st.dynamic_dims - free_st.propagated);
   EXPECT_GT(free_st.unknown, 0);
   // Propagation resolves most dims; what is left to the heuristic is a small remainder.
@@ -160,8 +160,7 @@ TEST(OpenVinoImport, LanguageModelsWithBindings) {
       {"all_mpnet_base_v2.xml", {{"input_ids", bs}, {"attention_mask", bs}}},
       {"flan_t5_large_decoder.xml",
        {{"attention_mask", bs}, {"decoder_input_ids", bs}, {"Parameter_93876", {1, 128, 1024}}}},
-      {"tinyllama_decoder.xml",
-       {{"input_ids", bs}, {"attention_mask", bs}, {"position_ids", bs}, {"beam_idx", {1}}}},
+      {"tinyllama_decoder.xml", {{"input_ids", bs}, {"attention_mask", bs}, {"position_ids", bs}, {"beam_idx", {1}}}},
   };
   for (const auto& [file, bindings] : models) {
     OpenVinoImportStats free_st, st;
@@ -171,13 +170,15 @@ TEST(OpenVinoImport, LanguageModelsWithBindings) {
     auto t0 = std::chrono::steady_clock::now();
     Graph g = import_checked(file, opts, &st);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%-28s ops %5d edges %5zu | dynamic %5d, unknown unbound %5d | bound: %2d bound, %5d propagated, "
-                "%4d guessed, %d unknown | %.0f ms\n",
-                file.c_str(), g.num_ops(), g.num_edges(), st.dynamic_dims, free_st.unknown, st.bound,
-                st.propagated, st.fallback, st.unknown, ms);
+    std::printf(
+        "%-28s ops %5d edges %5zu | dynamic %5d, unknown unbound %5d | bound: %2d bound, %5d propagated, "
+        "%4d guessed, %d unknown | %.0f ms\n",
+        file.c_str(), g.num_ops(), g.num_edges(), st.dynamic_dims, free_st.unknown, st.bound, st.propagated,
+        st.fallback, st.unknown, ms);
     std::string outs;
     for (const auto& t : g.tensors())
-      if (t.is_graph_output && outs.size() < 200) outs += " " + t.name.substr(t.name.rfind('/') + 1) + shape_to_string(t.shape);
+      if (t.is_graph_output && outs.size() < 200)
+        outs += " " + t.name.substr(t.name.rfind('/') + 1) + shape_to_string(t.shape);
     std::printf("    outputs:%s\n", outs.c_str());
     EXPECT_EQ(st.unknown, 0) << file;
     EXPECT_LT(st.fallback * 5, free_st.unknown) << file;
@@ -305,14 +306,13 @@ TEST_F(OpenVinoMalformed, DuplicateNamesMadeUnique) {
 }
 
 TEST(OpenVinoAttrs, DataAttributesAreTyped) {
-  const std::string xml = net(
-      std::string(kParam) +
-          R"(<layer id="1" name="pool" type="MaxPool" version="opset1">
+  const std::string xml = net(std::string(kParam) +
+                                  R"(<layer id="1" name="pool" type="MaxPool" version="opset1">
              <data kernel="2,2" strides="2,2" pads_begin="0,0" pads_end="0,0" rounding_type="floor" auto_pad="explicit" eps="1e-05"/>
              <input><port id="0"><dim>1</dim><dim>4</dim></port></input>
              <output><port id="1" precision="FP32"><dim>1</dim><dim>4</dim></port></output></layer>)" +
-          kResult,
-      R"(<edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
+                                  kResult,
+                              R"(<edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
              <edge from-layer="1" from-port="1" to-layer="2" to-port="0"/></edges>)");
   Graph g = import_openvino_text(xml, "attrs.xml");
   const Op& op = g.op(g.find_op("pool"));

@@ -1,7 +1,7 @@
 #include "io/placement_export.h"
 
-#include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "io/onnx_import.h"
@@ -22,7 +22,8 @@ void export_onnx_with_placement(const std::string& model_path, const Graph& grap
     auto* node = gp->mutable_node(i);
     std::string name = onnx_op_name(node->name(), node->op_type(), i, taken);
     int op = graph.find_op(name);
-    if (op < 0) throw Error(model_path, name, "node not in the placed graph (was the placement made for another model?)");
+    if (op < 0)
+      throw Error(model_path, name, "node not in the placed graph (was the placement made for another model?)");
     const std::string& dev = cluster.devices.at(placement.at(op)).name;
     node->set_doc_string("devplace:device=" + dev);
     map[name] = dev;

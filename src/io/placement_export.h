@@ -3,7 +3,7 @@
 //    ("devplace:device=<name>") and whose metadata_props hold the whole map under
 //    "devplace.placement" (JSON op name -> device), so any ONNX consumer can read it.
 //  - OpenVINO: an affinity map (JSON op name -> OpenVINO device: CPU, GPU, GPU.1 ...) that a
-//    few lines of the HETERO API apply (docs/placement-export.md shows them).
+//    few lines of OpenVINO's HETERO API apply (each node's rt_info "affinity").
 #pragma once
 
 #include <string>

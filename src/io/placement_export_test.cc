@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <onnx/onnx_pb.h>
+#include <nlohmann/json.hpp>
 
 #include "io/model.h"
 #include "io/placement_io.h"

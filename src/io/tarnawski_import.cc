@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "util/error.h"
-#include "util/json_file.h"
 #include "util/files.h"
+#include "util/json_file.h"
 #include "util/log.h"
 
 namespace devplace {
@@ -124,7 +124,8 @@ Model tarnawski_from_json(const json& j, const std::string& path) {
     n.id = integer(require(jn, "id", w), "id", w);
     w.node = node_label(jn, n.id);
     if (auto [it, fresh] = by_id.emplace(n.id, static_cast<int>(nodes.size())); !fresh)
-      fail(w, "duplicate node id " + std::to_string(n.id) + " (also node '" + node_label(jnodes[it->second], n.id) + "')");
+      fail(w,
+           "duplicate node id " + std::to_string(n.id) + " (also node '" + node_label(jnodes[it->second], n.id) + "')");
     n.cpu = non_negative(require(jn, "cpuLatency", w), "cpuLatency", w);
     n.fpga = non_negative(require(jn, "fpgaLatency", w), "fpgaLatency", w);
     n.size = byte_count(require(jn, "size", w), "size", w);
@@ -172,10 +173,9 @@ Model tarnawski_from_json(const json& j, const std::string& path) {
     const std::int64_t bytes = byte_count(require(je, "size", w), "size", w);
     Node& src = nodes[s->second];
     if (src.has_out && (cost != src.cost || bytes != src.out_bytes))
-      log::warn("tarnawski-outedges:" + path,
-                format_error(path, src.name,
-                             "out-edges disagree on cost/size (" + json(src.cost).dump() + " vs " +
-                                 json(cost).dump() + "); taking the larger"));
+      log::warn("tarnawski-outedges:" + path, format_error(path, src.name,
+                                                           "out-edges disagree on cost/size (" + json(src.cost).dump() +
+                                                               " vs " + json(cost).dump() + "); taking the larger"));
     src.cost = src.has_out ? std::max(src.cost, cost) : cost;
     src.out_bytes = src.has_out ? std::max(src.out_bytes, bytes) : bytes;
     src.has_out = true;
@@ -255,7 +255,7 @@ Model tarnawski_from_json(const json& j, const std::string& path) {
       l.src = a;
       l.dst = b;
       l.bandwidth = (a == 0 || b == 0) ? bandwidth : bandwidth / 2;  // accel<->accel via host
-      l.latency = 0;  // their cost is size / bandwidth, nothing fixed
+      l.latency = 0;                                                 // their cost is size / bandwidth, nothing fixed
       c.set_link(l);
     }
   c.validate(path);

@@ -17,10 +17,10 @@ namespace {
 using nlohmann::json;
 
 const char* const kFiles[] = {
-    "LayerGraphs/bert24_inference.json",        "LayerGraphs/gnmt_inference.json",
-    "LayerGraphs/inceptionv3_inference.json",   "LayerGraphs/resnet50_inference.json",
-    "OperatorGraphs/bert_l-12_inference.json",  "OperatorGraphs/bert_l-3_inference.json",
-    "OperatorGraphs/bert_l-6_inference.json",   "OperatorGraphs/resnet50_inference.json",
+    "LayerGraphs/bert24_inference.json",       "LayerGraphs/gnmt_inference.json",
+    "LayerGraphs/inceptionv3_inference.json",  "LayerGraphs/resnet50_inference.json",
+    "OperatorGraphs/bert_l-12_inference.json", "OperatorGraphs/bert_l-3_inference.json",
+    "OperatorGraphs/bert_l-6_inference.json",  "OperatorGraphs/resnet50_inference.json",
 };
 
 std::string data_dir() { return shared_dir() + "/data/dnn-partitioning"; }

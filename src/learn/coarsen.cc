@@ -42,7 +42,6 @@ void sort_unique(std::vector<int>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
-
 // The first op that produces one of op's inputs, in port order; -1 if none.
 int first_producer(const Graph& g, const Op& op) {
   for (int t : op.inputs)
@@ -84,8 +83,10 @@ Coarsening coarsen(const Graph& g, const CoarsenOptions& options) {
       const int producer = first_producer(g, op);
       int target = -1;
       if (folded[i] || producer < 0) {
-        if (!g.succs(i).empty()) target = g.succs(i).front();
-        else target = producer;  // a constant nobody reads: keep it with what made it
+        if (!g.succs(i).empty())
+          target = g.succs(i).front();
+        else
+          target = producer;  // a constant nobody reads: keep it with what made it
       } else {
         target = producer;
       }
@@ -218,7 +219,8 @@ Coarsening cap_groups(const Graph& g, const Coarsening& c, int max_groups) {
   out.stats = c.stats;
   out.stats.groups = out.num_groups();
   out.stats.largest_group = 0;
-  for (const auto& m : out.members) out.stats.largest_group = std::max(out.stats.largest_group, static_cast<int>(m.size()));
+  for (const auto& m : out.members)
+    out.stats.largest_group = std::max(out.stats.largest_group, static_cast<int>(m.size()));
   return out;
 }
 

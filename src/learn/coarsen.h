@@ -44,18 +44,18 @@ struct CoarsenOptions {
 
 // What coarsening did, for reports ("1009 ops -> 412 groups").
 struct CoarsenStats {
-  int ops = 0;                  // ops before
-  int groups = 0;               // groups after
-  int single_pred_merges = 0;   // unions made by pass 1 (each joins two distinct groups)
-  int free_op_merges = 0;       // unions made by pass 2a
-  int color_merges = 0;         // unions made by pass 2b
-  int cycles_merged = 0;        // SCCs of more than one group merged by pass 3
-  int largest_group = 0;        // ops in the largest group
+  int ops = 0;                 // ops before
+  int groups = 0;              // groups after
+  int single_pred_merges = 0;  // unions made by pass 1 (each joins two distinct groups)
+  int free_op_merges = 0;      // unions made by pass 2a
+  int color_merges = 0;        // unions made by pass 2b
+  int cycles_merged = 0;       // SCCs of more than one group merged by pass 3
+  int largest_group = 0;       // ops in the largest group
 };
 
 struct Coarsening {
-  std::vector<int> group_of_op;             // per op: its group, in [0, num_groups())
-  std::vector<std::vector<int>> members;    // per group: its ops, ascending (topological)
+  std::vector<int> group_of_op;           // per op: its group, in [0, num_groups())
+  std::vector<std::vector<int>> members;  // per group: its ops, ascending (topological)
   // The coarse DAG: distinct neighbour groups, ascending; every edge goes from a lower to a
   // higher group index.
   std::vector<std::vector<int>> preds, succs;

@@ -268,10 +268,11 @@ TEST_P(BundledModel, CoarseGraphIsAValidDag) {
                                 Variant{"chains only", chains}, Variant{"none", none}}) {
     Coarsening c = coarsen(g, o);
     EXPECT_TRUE(is_valid_coarsening(g, c)) << name;
-    std::printf("[ coarsen  ] %-13s %-17s %5d ops -> %5d groups (largest %d; merges: single-pred %d, "
-                "free %d, color %d; cycles merged %d)\n",
-                GetParam(), name, c.stats.ops, c.stats.groups, c.stats.largest_group, c.stats.single_pred_merges,
-                c.stats.free_op_merges, c.stats.color_merges, c.stats.cycles_merged);
+    std::printf(
+        "[ coarsen  ] %-13s %-17s %5d ops -> %5d groups (largest %d; merges: single-pred %d, "
+        "free %d, color %d; cycles merged %d)\n",
+        GetParam(), name, c.stats.ops, c.stats.groups, c.stats.largest_group, c.stats.single_pred_merges,
+        c.stats.free_op_merges, c.stats.color_merges, c.stats.cycles_merged);
     if (o.merge_single_predecessor) {
       EXPECT_LT(c.num_groups(), g.num_ops()) << name;
       EXPECT_GT(c.num_groups(), 1) << name;  // a real model keeps several placement decisions

@@ -33,14 +33,14 @@ class ContiguityMask {
   void choose(int u, int d);
 
  private:
-  std::vector<std::vector<int>> preds_;               // per unit (a copy: the mask may outlive c)
+  std::vector<std::vector<int>> preds_;  // per unit (a copy: the mask may outlive c)
   int host_ = 0, devices_ = 0;
   std::vector<std::int64_t> unit_bytes_, capacity_;  // per unit / per device (0 = unlimited)
-  std::vector<std::uint64_t> runnable_;                // per unit: devices that run every member
-  std::vector<std::uint64_t> up_;                      // per unit, as chosen
-  std::vector<std::uint64_t> reach_;                   // per device (0 for the host)
-  std::vector<int> device_;                            // per unit, as chosen
-  std::vector<std::int64_t> used_;                     // per device
+  std::vector<std::uint64_t> runnable_;              // per unit: devices that run every member
+  std::vector<std::uint64_t> up_;                    // per unit, as chosen
+  std::vector<std::uint64_t> reach_;                 // per device (0 for the host)
+  std::vector<int> device_;                          // per unit, as chosen
+  std::vector<std::int64_t> used_;                   // per device
 };
 
 }  // namespace devplace

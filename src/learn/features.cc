@@ -56,9 +56,9 @@ const std::unordered_map<std::string, int>& spelling_table() {
     add("convert", {"Cast", "CastLike", "Convert", "ConvertLike"});
     add("pad", {"Pad"});
     add("select", {"Where", "Select"});
-    add("compare", {"Equal", "NotEqual", "Less", "LessOrEqual", "LessEqual", "Greater", "GreaterOrEqual",
-                    "GreaterEqual", "And", "Or", "Xor", "Not", "LogicalAnd", "LogicalOr", "LogicalXor",
-                    "LogicalNot", "IsNaN", "IsInf"});
+    add("compare",
+        {"Equal", "NotEqual", "Less", "LessOrEqual", "LessEqual", "Greater", "GreaterOrEqual", "GreaterEqual", "And",
+         "Or", "Xor", "Not", "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot", "IsNaN", "IsInf"});
     return t;
   }();
   return table;
@@ -80,16 +80,26 @@ int canonical_op_type(const std::string& op_type) {
   const auto& t = spelling_table();
   if (auto it = t.find(op_type); it != t.end()) return it->second;
   switch (classify(op_type)) {
-    case OpClass::conv: return vocab_index("conv");
-    case OpClass::matmul: return vocab_index("matmul");
-    case OpClass::pool: return vocab_index("avgpool");
-    case OpClass::elementwise: return vocab_index("elementwise");
-    case OpClass::normalization: return vocab_index("layernorm");
-    case OpClass::softmax: return vocab_index("softmax");
-    case OpClass::reduce: return vocab_index("reduce");
-    case OpClass::data_movement: return vocab_index("data_movement");
-    case OpClass::free: return vocab_index("reshape");
-    case OpClass::other: break;
+    case OpClass::conv:
+      return vocab_index("conv");
+    case OpClass::matmul:
+      return vocab_index("matmul");
+    case OpClass::pool:
+      return vocab_index("avgpool");
+    case OpClass::elementwise:
+      return vocab_index("elementwise");
+    case OpClass::normalization:
+      return vocab_index("layernorm");
+    case OpClass::softmax:
+      return vocab_index("softmax");
+    case OpClass::reduce:
+      return vocab_index("reduce");
+    case OpClass::data_movement:
+      return vocab_index("data_movement");
+    case OpClass::free:
+      return vocab_index("reshape");
+    case OpClass::other:
+      break;
   }
   return vocab_index("other");
 }

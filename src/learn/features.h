@@ -40,12 +40,11 @@ namespace devplace {
 // The canonical op types of the op_type block, in column order. "other" (last) takes any
 // spelling that maps to none of the others.
 inline constexpr std::array<std::string_view, 40> kOpTypeVocabulary = {
-    "conv",       "matmul",     "add",        "sub",       "mul",        "div",       "relu",
-    "sigmoid",    "tanh",       "gelu",       "erf",       "pow",        "sqrt",      "exp",
-    "clamp",      "softmax",    "batchnorm",  "layernorm", "maxpool",    "avgpool",   "globalpool",
-    "reduce_mean", "reduce",    "concat",     "split",     "slice",      "gather",    "transpose",
-    "reshape",    "shape_of",   "constant",   "parameter", "result",     "convert",   "pad",
-    "select",     "compare",    "data_movement", "elementwise", "other"};
+    "conv",      "matmul",    "add",     "sub",       "mul",        "div",           "relu",        "sigmoid",
+    "tanh",      "gelu",      "erf",     "pow",       "sqrt",       "exp",           "clamp",       "softmax",
+    "batchnorm", "layernorm", "maxpool", "avgpool",   "globalpool", "reduce_mean",   "reduce",      "concat",
+    "split",     "slice",     "gather",  "transpose", "reshape",    "shape_of",      "constant",    "parameter",
+    "result",    "convert",   "pad",     "select",    "compare",    "data_movement", "elementwise", "other"};
 
 // Column index in kOpTypeVocabulary of an op type as a file spells it ("Convolution" -> conv).
 // Types not in the table fall back by OpClass (graph/op_costs.h): conv, matmul, pool ->
@@ -56,14 +55,14 @@ int canonical_op_type(const std::string& op_type);
 struct FeatureOptions {
   bool op_type = true, degree = true, output_shape = true, position = true, fractal = true, node_id = true;
   bool cost = false;
-  int position_dims = 16;       // width of the position block (any positive number)
-  int max_degree = 8;           // degrees above it share the last column
-  int fractal_max_radius = 6;   // R: largest ball radius for the fractal dimension
+  int position_dims = 16;      // width of the position block (any positive number)
+  int max_degree = 8;          // degrees above it share the last column
+  int fractal_max_radius = 6;  // R: largest ball radius for the fractal dimension
 };
 
 struct FeatureMatrix {
   int rows = 0, cols = 0;
-  std::vector<float> data;  // row-major, rows * cols
+  std::vector<float> data;                          // row-major, rows * cols
   std::vector<std::pair<std::string, int>> groups;  // block name and width, in column order
 
   float at(int r, int c) const { return data[static_cast<std::size_t>(r) * cols + c]; }

@@ -99,7 +99,7 @@ TEST(OpTypeVocabulary, SpellingsOfBothFormatsMeetInOneColumn) {
   EXPECT_EQ(col("MVN"), "layernorm");
   EXPECT_EQ(col("Softmax"), "softmax");
   EXPECT_EQ(col("SoftMax"), "softmax");
-  EXPECT_EQ(col("Swish"), "elementwise");  // by class
+  EXPECT_EQ(col("Swish"), "elementwise");   // by class
   EXPECT_EQ(col("Tile"), "data_movement");  // by class
   EXPECT_EQ(col("NoSuchOp"), "other");
 }
@@ -206,10 +206,9 @@ TEST(NodeFeatures, SwitchingABlockOffRemovesExactlyItsColumns) {
   FeatureOptions all;
   all.cost = true;
   FeatureMatrix full = node_features(p, c, all);
-  bool FeatureOptions::*flags[] = {&FeatureOptions::op_type,  &FeatureOptions::degree,
-                                    &FeatureOptions::output_shape, &FeatureOptions::position,
-                                    &FeatureOptions::fractal, &FeatureOptions::node_id,
-                                    &FeatureOptions::cost};
+  bool FeatureOptions::*flags[] = {&FeatureOptions::op_type,  &FeatureOptions::degree,  &FeatureOptions::output_shape,
+                                   &FeatureOptions::position, &FeatureOptions::fractal, &FeatureOptions::node_id,
+                                   &FeatureOptions::cost};
   for (std::size_t k = 0; k < full.groups.size(); ++k) {
     FeatureOptions o = all;
     o.*flags[k] = false;

@@ -7,31 +7,26 @@
 namespace devplace {
 
 HsdagConfig hsdag_preset(const std::string& name) {
-  HsdagConfig c;
+  // "default": ours, chosen by measurement (docs/hsdag.md), as HsdagConfig's own defaults: every
+  // op its own decision unit (zero-cost ops co-located), pooling that merges mutually dominant
+  // edges and acts as a prior (each node adds its own logits to its group's), cost features,
+  // the clipped policy gradient with a decaying entropy bonus and learning rate, an early stop
+  // once the policy has settled, and (for the separate hsdag+polish row only) a short polish.
+  if (name == "default") return HsdagConfig{};
   if (name == "paper") {
     // The released configuration (paper-notes.md): hidden 128, 2 GCN layers, 1 pooling GCN
-    // layer, dropout 0.2, lr 1e-3, 25 episodes x 20 samples, reward 1 / latency.
+    // layer, dropout 0.2, lr 1e-3, 25 episodes x 20 samples, reward 1 / latency, plain
+    // REINFORCE, chains merged, every node's dominant edge merges, no polish.
+    HsdagConfig c;
     c.hidden = 128, c.gcn_layers = 2, c.pool_gcn_layers = 1, c.pool_levels = 1, c.dropout = 0.2, c.lr = 1e-3;
+    c.mutual_dominance = false, c.node_policy = false;
     c.episodes = 25, c.samples = 20, c.reward = "inverse";
-    c.pg.update_epochs = 1, c.pg.entropy_start = c.pg.entropy_end = 0.01;  // plain REINFORCE
+    c.pg = PolicyGradientOptions{};
+    c.pg.update_epochs = 1, c.pg.entropy_start = c.pg.entropy_end = 0.01;
     c.edge_threshold = 0;  // Graph Parsing Networks: every node's dominant edge merges
-    return c;
-  }
-  if (name == "default") {
-    // Ours, chosen by measurement (docs/hsdag.md): every op its own decision unit (zero-cost
-    // ops co-located), pooling that merges mutually dominant edges and acts as a prior (each
-    // node adds its own logits to its group's), cost features, the clipped policy gradient
-    // with a decaying entropy bonus and learning rate, an early stop once the policy has
-    // settled, and (for the separate hsdag+polish row only) a short annealing polish.
-    c.hidden = 64, c.gcn_layers = 2, c.pool_gcn_layers = 1, c.pool_levels = 1, c.dropout = 0.0, c.lr = 1e-3;
-    c.mutual_dominance = true, c.node_policy = true;
-    c.coarsen.chains_only = true;
-    c.episodes = 1000, c.samples = 32, c.reward = "speedup";
-    c.pg.entropy_start = 0.1, c.pg.entropy_end = 0.0, c.pg.entropy_decay_share = 0.6, c.pg.update_epochs = 8;
-    c.pg.lr_end_share = 0.1, c.pg.settled_entropy = 1e-3, c.pg.patience = 20;
-    c.coarsen.merge_single_predecessor = false;
-    c.features.cost = true;
-    c.refine_evals = 5000;
+    c.coarsen = CoarsenOptions{};
+    c.features = FeatureOptions{};
+    c.refine_evals = 0;
     return c;
   }
   throw Error("", "", "unknown HSDAG preset '" + name + "' (known: default, paper)");
@@ -62,40 +57,73 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     if (value == "0" || value == "false" || value == "off") return false;
     throw Error("", "", "--set " + key + ": expected true or false, got '" + value + "'");
   };
-  if (key == "hidden") c.hidden = static_cast<int>(num());
-  else if (key == "gcn_layers") c.gcn_layers = static_cast<int>(num());
-  else if (key == "pool_gcn_layers") c.pool_gcn_layers = static_cast<int>(num());
-  else if (key == "levels") c.pool_levels = static_cast<int>(num());
-  else if (key == "threshold") c.edge_threshold = num();
-  else if (key == "dropout") c.dropout = num();
-  else if (key == "lr") c.lr = num();
-  else if (key == "episodes") c.episodes = static_cast<int>(num());
-  else if (key == "samples") c.samples = static_cast<int>(num());
-  else if (key == "entropy") c.pg.entropy_start = num();
-  else if (key == "entropy_end") c.pg.entropy_end = num();
-  else if (key == "entropy_decay") c.pg.entropy_decay_share = num();
-  else if (key == "lr_end") c.pg.lr_end_share = num();
-  else if (key == "settled") c.pg.settled_entropy = num();
-  else if (key == "patience") c.pg.patience = static_cast<int>(num());
-  else if (key == "epochs") c.pg.update_epochs = static_cast<int>(num());
-  else if (key == "clip") c.pg.clip = num();
-  else if (key == "kl") c.pg.target_kl = num();
-  else if (key == "floor") c.pg.advantage_floor = num();
-  else if (key == "overflow_penalty") c.overflow_penalty = num();
-  else if (key == "reward") c.reward = value;
-  else if (key == "merge") c.coarsen.merge_single_predecessor = flag();
-  else if (key == "colocate") c.coarsen.colocate = flag();
-  else if (key == "node_policy") c.node_policy = flag();
-  else if (key == "mutual") c.mutual_dominance = flag();
-  else if (key == "chains") c.coarsen.chains_only = flag();
-  else if (key == "refine") c.refine_evals = static_cast<int>(num());
-  else if (key == "mask") c.feasibility_mask = flag();
-  else if (key == "start") c.start_share = num();
-  else if (key == "tarnawski_chains") c.chains_under_contiguity = flag();
+  if (key == "hidden")
+    c.hidden = static_cast<int>(num());
+  else if (key == "gcn_layers")
+    c.gcn_layers = static_cast<int>(num());
+  else if (key == "pool_gcn_layers")
+    c.pool_gcn_layers = static_cast<int>(num());
+  else if (key == "levels")
+    c.pool_levels = static_cast<int>(num());
+  else if (key == "threshold")
+    c.edge_threshold = num();
+  else if (key == "dropout")
+    c.dropout = num();
+  else if (key == "lr")
+    c.lr = num();
+  else if (key == "episodes")
+    c.episodes = static_cast<int>(num());
+  else if (key == "samples")
+    c.samples = static_cast<int>(num());
+  else if (key == "entropy")
+    c.pg.entropy_start = num();
+  else if (key == "entropy_end")
+    c.pg.entropy_end = num();
+  else if (key == "entropy_decay")
+    c.pg.entropy_decay_share = num();
+  else if (key == "lr_end")
+    c.pg.lr_end_share = num();
+  else if (key == "settled")
+    c.pg.settled_entropy = num();
+  else if (key == "patience")
+    c.pg.patience = static_cast<int>(num());
+  else if (key == "epochs")
+    c.pg.update_epochs = static_cast<int>(num());
+  else if (key == "clip")
+    c.pg.clip = num();
+  else if (key == "kl")
+    c.pg.target_kl = num();
+  else if (key == "floor")
+    c.pg.advantage_floor = num();
+  else if (key == "overflow_penalty")
+    c.overflow_penalty = num();
+  else if (key == "reward")
+    c.reward = value;
+  else if (key == "merge")
+    c.coarsen.merge_single_predecessor = flag();
+  else if (key == "colocate")
+    c.coarsen.colocate = flag();
+  else if (key == "node_policy")
+    c.node_policy = flag();
+  else if (key == "mutual")
+    c.mutual_dominance = flag();
+  else if (key == "chains")
+    c.coarsen.chains_only = flag();
+  else if (key == "refine")
+    c.refine_evals = static_cast<int>(num());
+  else if (key == "mask")
+    c.feasibility_mask = flag();
+  else if (key == "start")
+    c.start_share = num();
+  else if (key == "tarnawski_chains")
+    c.chains_under_contiguity = flag();
   else
-    throw Error("", "", "--set: unknown key '" + key +
-                            "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
-                            "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, tarnawski_chains)");
+    throw Error("", "",
+                "--set: unknown key '" + key +
+                    "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
+                    "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, "
+                    "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, "
+                    "tarnawski_chains)");
 }
 
 }  // namespace devplace

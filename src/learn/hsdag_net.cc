@@ -31,8 +31,8 @@ GraphTensors GraphTensors::build(int nodes, std::vector<std::pair<int, int>> edg
   return g;
 }
 
-HsdagNetImpl::HsdagNetImpl(int features, int hidden, int devices, int gcn_layers, int pool_gcn_layers,
-                           int pool_levels, double edge_threshold, double dropout, bool node_policy, bool mutual)
+HsdagNetImpl::HsdagNetImpl(int features, int hidden, int devices, int gcn_layers, int pool_gcn_layers, int pool_levels,
+                           double edge_threshold, double dropout, bool node_policy, bool mutual)
     : pool_levels_(pool_levels),
       pool_gcn_layers_(pool_gcn_layers),
       threshold_(edge_threshold),

@@ -22,10 +22,10 @@ struct GraphTensors {
 using Parse = std::vector<std::vector<int>>;
 
 struct NetOutput {
-  torch::Tensor logits;              // [decision units, devices]
-  std::vector<int> unit_of_node;     // coarse node -> decision unit (its group, or itself)
-  int groups = 0;                    // groups the pooling made
-  Parse parse;                       // how it grouped (pass back to forward to keep it)
+  torch::Tensor logits;           // [decision units, devices]
+  std::vector<int> unit_of_node;  // coarse node -> decision unit (its group, or itself)
+  int groups = 0;                 // groups the pooling made
+  Parse parse;                    // how it grouped (pass back to forward to keep it)
 };
 
 class HsdagNetImpl : public torch::nn::Module {

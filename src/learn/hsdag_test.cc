@@ -9,10 +9,13 @@
 #include <filesystem>
 #include <set>
 
+#include <torch/torch.h>
+
 #include "io/model.h"
 #include "io/tarnawski_import.h"
-#include "util/files.h"
+#include "learn/learned_placers.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace devplace {
 namespace {
@@ -71,6 +74,42 @@ TEST(Hsdag, TrainedPolicyBeatsGpuOnlyAndIsNotASingleDevice) {
   for (int i = 0; i < 10; ++i) first += r.log[i].mean_latency, last += r.log[r.log.size() - 1 - i].mean_latency;
   EXPECT_LT(last, 0.8 * first);
   EXPECT_LT(last / 10, gpu_only);
+}
+
+// Training leaves LibTorch's thread count and default random stream as the caller set them.
+TEST(Hsdag, TrainingRestoresTheCallersTorchThreadsAndGenerator) {
+  Model m = load_model("resnet50");
+  Problem pb(m.graph, load_cluster("paper"));
+  SimulatedReward reward(pb);
+  const int threads = torch::get_num_threads();
+  torch::set_num_threads(2);
+  torch::manual_seed(1234);
+  const double expected = torch::rand({1}).item<double>();
+  torch::manual_seed(1234);
+  train_hsdag(pb, reward, quick(2));
+  EXPECT_EQ(torch::get_num_threads(), 2);
+  EXPECT_EQ(torch::rand({1}).item<double>(), expected);
+  torch::set_num_threads(threads);
+}
+
+// The library's registry has the learned placers; a trained policy comes as a typed option.
+TEST(Hsdag, RegistryMakesLearnedPlacersAndTakesThePolicyAsAnOption) {
+  PlacerRegistry r = all_placers();
+  for (const char* name :
+       {"hsdag", "hsdag-sampled", "hsdag+polish", "hsdag-paper", "rnn", "hierarchical", "placeto", "heft"})
+    EXPECT_TRUE(r.contains(name)) << name;
+  Model m = load_model("resnet50");
+  Problem pb(m.graph, load_cluster("paper"));
+  PlaceOptions o;
+  o.policy_file = "/nonexistent/policy.pt";
+  auto placer = r.make(pb, "hsdag", o);
+  EXPECT_EQ(placer->name(), "hsdag (zero-shot policy)");
+  try {
+    placer->place(pb, o);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/policy.pt"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Hsdag, SameSeedSamePlacement) {
@@ -175,7 +214,8 @@ TEST(Hsdag, StartShareLeansTheUntrainedPolicyTowardsTheBestDevice) {
   ASSERT_TRUE(is_single_device(leaning.greedy));
   int best = 0;
   for (int d = 1; d < pb.num_devices(); ++d)
-    if (reward.evaluate(Placement(pb.num_ops(), d)).latency < reward.evaluate(Placement(pb.num_ops(), best)).latency) best = d;
+    if (reward.evaluate(Placement(pb.num_ops(), d)).latency < reward.evaluate(Placement(pb.num_ops(), best)).latency)
+      best = d;
   EXPECT_EQ(leaning.greedy.front(), best);
   // Its samples stay near that device; without the lean they spread over all five.
   c.episodes = 1;
@@ -192,7 +232,8 @@ TEST(Hsdag, StartShareLeansTheUntrainedPolicyTowardsTheBestDevice) {
 // cpu-only; without it the share of feasible samples rises as the policy learns.
 TEST(Hsdag, LearnsUnderTheTarnawskiModel) {
   const std::string file = shared_dir() + "/data/dnn-partitioning/latency-inputs/LayerGraphs/bert24_inference.json";
-  if (!file_exists(file)) GTEST_SKIP() << "no shared data at " << file << " (the published graphs are not in this checkout)";
+  if (!file_exists(file))
+    GTEST_SKIP() << "no shared data at " << file << " (the published graphs are not in this checkout)";
   Model m = import_tarnawski(file);
   Problem pb(m.graph, *m.cluster, &*m.costs);
   std::unique_ptr<Reward> reward = make_reward(pb, Objective::tarnawski);
@@ -214,8 +255,10 @@ TEST(Hsdag, LearnsUnderTheTarnawskiModel) {
 // placement stayed behind cpu-only after 200 episodes (2782 against 1953 ms); with chains as
 // units (the default under this objective) it must beat it.
 TEST(Hsdag, OwnPlacementBeatsCpuOnlyOnLayerInceptionUnderTheTarnawskiModel) {
-  const std::string file = shared_dir() + "/data/dnn-partitioning/latency-inputs/LayerGraphs/inceptionv3_inference.json";
-  if (!file_exists(file)) GTEST_SKIP() << "no shared data at " << file << " (the published graphs are not in this checkout)";
+  const std::string file =
+      shared_dir() + "/data/dnn-partitioning/latency-inputs/LayerGraphs/inceptionv3_inference.json";
+  if (!file_exists(file))
+    GTEST_SKIP() << "no shared data at " << file << " (the published graphs are not in this checkout)";
   Model m = import_tarnawski(file);
   Problem pb(m.graph, *m.cluster, &*m.costs);
   std::unique_ptr<Reward> reward = make_reward(pb, Objective::tarnawski);

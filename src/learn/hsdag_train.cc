@@ -8,11 +8,12 @@
 #include <random>
 #include <sstream>
 
-#include "learn/hsdag.h"
 #include "learn/archive_io.h"
 #include "learn/contiguity_mask.h"
+#include "learn/hsdag.h"
 #include "learn/hsdag_net.h"
 #include "learn/ppo.h"
+#include "learn/torch_scope.h"
 #include "learn/training_placer.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -41,8 +42,8 @@ Prepared prepare(const Problem& problem, const HsdagConfig& cfg) {
 }
 
 HsdagNet make_net(const Prepared& p, int devices, const HsdagConfig& c) {
-  return HsdagNet(p.features.cols, c.hidden, devices, c.gcn_layers, c.pool_gcn_layers, c.pool_levels,
-                  c.edge_threshold, c.dropout, c.node_policy, c.mutual_dominance);
+  return HsdagNet(p.features.cols, c.hidden, devices, c.gcn_layers, c.pool_gcn_layers, c.pool_levels, c.edge_threshold,
+                  c.dropout, c.node_policy, c.mutual_dominance);
 }
 
 void check_config(const HsdagConfig& c) {
@@ -81,7 +82,7 @@ struct Task {
   const Problem* problem = nullptr;
   Reward* reward = nullptr;
   Prepared prep;
-  SingleDeviceReference reference;  // the speed-up reward's unit
+  SingleDeviceReference reference;       // the speed-up reward's unit
   std::shared_ptr<ContiguityMask> mask;  // set: sample feasible placements only (per coarse node)
 };
 
@@ -192,10 +193,10 @@ void load_policy(const std::string& path, HsdagNet& net, int features, int devic
     std::vector<int64_t> have(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
     if (have != want)
       throw Error(path, "",
-                  "this HSDAG policy was made for " + std::to_string(have.empty() ? 0 : have[0]) + " feature columns and " +
-                      std::to_string(have.size() > 1 ? have[1] : 0) + " devices (or other layer sizes); this problem has " +
-                      std::to_string(features) + " and " + std::to_string(devices) +
-                      ": use the same cluster, features and preset");
+                  "this HSDAG policy was made for " + std::to_string(have.empty() ? 0 : have[0]) +
+                      " feature columns and " + std::to_string(have.size() > 1 ? have[1] : 0) +
+                      " devices (or other layer sizes); this problem has " + std::to_string(features) + " and " +
+                      std::to_string(devices) + ": use the same cluster, features and preset");
     ar.read("model", model_ar);
     net->load(model_ar);
   } catch (const c10::Error& e) {
@@ -224,7 +225,8 @@ void set_lr(torch::optim::Adam& opt, double lr) {
 // The device of every coarse node under a choice per decision unit.
 Placement placement_of(const Task& task, const std::vector<int>& unit_of_node, const int64_t* unit_device) {
   std::vector<int> group_device(task.prep.coarse.num_groups());
-  for (std::size_t v = 0; v < group_device.size(); ++v) group_device[v] = static_cast<int>(unit_device[unit_of_node[v]]);
+  for (std::size_t v = 0; v < group_device.size(); ++v)
+    group_device[v] = static_cast<int>(unit_device[unit_of_node[v]]);
   return expand(task.prep.coarse, group_device);
 }
 
@@ -285,18 +287,18 @@ void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const Ne
   auto allowed = torch::zeros({K, U, D}, torch::kBool);
   std::vector<int64_t> actions(static_cast<std::size_t>(K) * U);
   for (int k = 0; k < K; ++k) {
-    std::vector<int> unit_device = masked_choice(
-        *task.mask, probs.data_ptr<float>(), U, D, allowed.data_ptr<bool>() + static_cast<std::size_t>(k) * U * D,
-        [&](const float* p, std::uint64_t ok) {
-          double total = 0;
-          int last = 0;
-          for (int d = 0; d < D; ++d)
-            if ((ok >> d) & 1) total += p[d], last = d;
-          double x = unif(rng) * total, acc = 0;
-          for (int d = 0; d < D; ++d)
-            if (((ok >> d) & 1) && (acc += p[d]) >= x) return d;
-          return last;
-        });
+    std::vector<int> unit_device = masked_choice(*task.mask, probs.data_ptr<float>(), U, D,
+                                                 allowed.data_ptr<bool>() + static_cast<std::size_t>(k) * U * D,
+                                                 [&](const float* p, std::uint64_t ok) {
+                                                   double total = 0;
+                                                   int last = 0;
+                                                   for (int d = 0; d < D; ++d)
+                                                     if ((ok >> d) & 1) total += p[d], last = d;
+                                                   double x = unif(rng) * total, acc = 0;
+                                                   for (int d = 0; d < D; ++d)
+                                                     if (((ok >> d) & 1) && (acc += p[d]) >= x) return d;
+                                                   return last;
+                                                 });
     std::copy(unit_device.begin(), unit_device.end(), actions.begin() + static_cast<std::ptrdiff_t>(k) * U);
     score(k, expand(task.prep.coarse, unit_device));
   }
@@ -306,7 +308,8 @@ void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const Ne
   const auto blocked = allowed.logical_not();
   auto logp_of = [&](const torch::Tensor& logits) {
     // -1e9, not -inf: a blocked device then has probability 0 and adds 0 (not NaN) to the entropy.
-    return torch::log_softmax(logits.index_select(0, rows).unsqueeze(0).expand({K, U, D}).masked_fill(blocked, -1e9), 2);
+    return torch::log_softmax(logits.index_select(0, rows).unsqueeze(0).expand({K, U, D}).masked_fill(blocked, -1e9),
+                              2);
   };
   torch::Tensor old_logp;
   {
@@ -429,8 +432,8 @@ TrainResult finish_task(HsdagNet& net, Task& task, TaskState& ts, const HsdagCon
   r.best_latency = greedy_better ? r.greedy_latency : r.sampled_latency;
   r.polished_latency = kInf;
   if (cfg.refine_evals > 0 && std::isfinite(r.best_latency)) {
-    std::tie(r.polished, r.polished_latency) = refine(*task.problem, *task.reward, cfg.refine_evals, cfg.seed, r.best,
-                                                      r.best_latency, r.polish_evaluations);
+    std::tie(r.polished, r.polished_latency) =
+        refine(*task.problem, *task.reward, cfg.refine_evals, cfg.seed, r.best, r.best_latency, r.polish_evaluations);
     r.best = r.polished, r.best_latency = r.polished_latency;
   }
   if (r.best.empty()) r.best = r.greedy, r.best_latency = ge.latency;  // nothing feasible at all
@@ -461,8 +464,7 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   const HsdagConfig cfg = hsdag_config_for(config, reward.objective());
   check_config(cfg);
   const auto t_start = std::chrono::steady_clock::now();
-  torch::set_num_threads(1);  // fastest here, and deterministic
-  torch::manual_seed(cfg.seed);
+  TorchScope torch_scope(cfg.seed);
   TrainerState st;
   st.rng.seed(cfg.seed);
   Prepared prep = prepare(problem, cfg);
@@ -515,8 +517,7 @@ std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, 
   if (!cfg.checkpoint_dir.empty() || cfg.resume)
     throw Error("", "", "HSDAG: checkpoints are for training on one graph; train on several without --checkpoint");
   const auto t_start = std::chrono::steady_clock::now();
-  torch::set_num_threads(1);
-  torch::manual_seed(cfg.seed);
+  TorchScope torch_scope(cfg.seed);
   std::mt19937_64 rng(cfg.seed);
   std::vector<TaskState> states(tasks.size());
   std::vector<Task> run;
@@ -554,7 +555,7 @@ std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, 
 }
 
 int hsdag_group_count(const Problem& problem, const HsdagConfig& cfg) {
-  torch::manual_seed(cfg.seed);
+  TorchScope torch_scope(cfg.seed);
   Prepared prep = prepare(problem, cfg);
   HsdagNet net = make_net(prep, problem.num_devices(), cfg);
   torch::NoGradGuard no_grad;
@@ -564,17 +565,18 @@ int hsdag_group_count(const Problem& problem, const HsdagConfig& cfg) {
 
 std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config, std::string name, TrainedPick pick) {
   const int episodes = config.episodes;
-  return make_training_placer(std::move(name), episodes, [config](const Problem& problem, Reward& reward,
-                                                                  const PlaceOptions& options,
-                                                                  const EpisodeCallback& on_episode) {
-    HsdagConfig c = config;
-    c.seed = options.seed;
-    // An evaluation budget sets the episodes: the references and the greedy answer count too.
-    if (options.eval_budget > 0)
-      c.episodes = static_cast<int>(
-          std::max<std::int64_t>(1, (options.eval_budget - problem.num_devices() - 1) / c.samples));
-    return train_hsdag(problem, reward, c, on_episode);
-  }, pick);
+  return make_training_placer(
+      std::move(name), episodes,
+      [config](const Problem& problem, Reward& reward, const PlaceOptions& options, const EpisodeCallback& on_episode) {
+        HsdagConfig c = config;
+        c.seed = options.seed;
+        // An evaluation budget sets the episodes: the references and the greedy answer count too.
+        if (options.eval_budget > 0)
+          c.episodes = static_cast<int>(
+              std::max<std::int64_t>(1, (options.eval_budget - problem.num_devices() - 1) / c.samples));
+        return train_hsdag(problem, reward, c, on_episode);
+      },
+      pick);
 }
 
 }  // namespace devplace

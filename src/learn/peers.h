@@ -36,20 +36,20 @@
 namespace devplace {
 
 struct PeerConfig {
-  std::string algo = "rnn";      // rnn | hierarchical | placeto
+  std::string algo = "rnn";  // rnn | hierarchical | placeto
   int hidden = 64;
   // rnn and placeto: at most this many decision groups (consecutive co-location groups merged,
   // see cap_groups); attention and per-group steps make larger counts quadratic in memory/time.
   int max_groups = 256;
-  int groups = 16;               // hierarchical: groups the Grouper chooses from
-  int rounds = 2;                // placeto: message-passing rounds in each direction
+  int groups = 16;  // hierarchical: groups the Grouper chooses from
+  int rounds = 2;   // placeto: message-passing rounds in each direction
   double lr = 3e-3;
   int episodes = 100;
-  int samples = 20;              // placements (Placeto: sweeps) sampled per episode
-  double entropy_weight = 0.01;  // per decision (the entropy is summed over decisions)
-  double baseline_decay = 0.9;   // placeto: moving average of each step's return
-  double advantage_floor = 0.02; // rewards are centred on the batch and divided by max(spread, this)
-  double gamma = 0.95;           // placeto: discount of the per-step improvements
+  int samples = 20;               // placements (Placeto: sweeps) sampled per episode
+  double entropy_weight = 0.01;   // per decision (the entropy is summed over decisions)
+  double baseline_decay = 0.9;    // placeto: moving average of each step's return
+  double advantage_floor = 0.02;  // rewards are centred on the batch and divided by max(spread, this)
+  double gamma = 0.95;            // placeto: discount of the per-step improvements
   double overflow_penalty = 1.0;
   std::uint64_t seed = 1;
   // The same decision units and features as HSDAG's default preset, so the comparison differs
@@ -66,12 +66,12 @@ struct PeerConfig {
     return c;
   }();
   // Bookkeeping, as in HsdagConfig.
-  std::string checkpoint_dir;    // empty: no checkpoints
+  std::string checkpoint_dir;  // empty: no checkpoints
   int checkpoint_every = 5;
   bool resume = false;
   int stop_after = 0;
-  std::string init_policy;       // placeto: start from these weights (zero-shot / fine-tuning)
-  std::string save_policy;       // placeto: write the trained weights here
+  std::string init_policy;  // placeto: start from these weights (zero-shot / fine-tuning)
+  std::string save_policy;  // placeto: write the trained weights here
 };
 
 // Applies "key=value" (hidden, groups, rounds, lr, episodes, samples, entropy, baseline_decay,
@@ -86,7 +86,7 @@ struct PeerResult : TrainResult {};
 // policy's greedy placement, e.g. zero-shot. Throws Error on a bad config, a corrupt
 // checkpoint or a policy made for another cluster or shape.
 PeerResult train_peer(const Problem& problem, Reward& reward, const PeerConfig& config,
-                       const std::function<void(const EpisodeLog&)>& on_episode = {});
+                      const std::function<void(const EpisodeLog&)>& on_episode = {});
 
 // One problem of a multi-graph training run. REQUIRES: problem and reward outlive the call.
 struct PeerTask {
@@ -96,7 +96,7 @@ struct PeerTask {
 // Placeto on several graphs (same cluster): episode e trains on tasks[e % tasks.size()].
 // Returns one result per task (its best and greedy placements; log entries are shared).
 std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& tasks, const PeerConfig& config,
-                                             const std::function<void(const EpisodeLog&)>& on_episode = {});
+                                            const std::function<void(const EpisodeLog&)>& on_episode = {});
 
 // A Placer that trains config.algo on the placer's objective and returns the policy's own placement.
 std::unique_ptr<Placer> make_peer_placer(PeerConfig config);

@@ -76,10 +76,10 @@ torch::Tensor PlacetoNetImpl::forward(const torch::Tensor& x, const torch::Tenso
                                       const DagTensors& dag) {
   const int64_t B = placement.size(0), G = placement.size(1);
   auto order = torch::arange(G, torch::kLong).unsqueeze(0);  // [1, G]
-  auto st = step.unsqueeze(1);                                // [B, 1]
+  auto st = step.unsqueeze(1);                               // [B, 1]
   auto state = torch::cat({torch::one_hot(placement, devices_).to(torch::kFloat),
                            (order < st).to(torch::kFloat).unsqueeze(2), (order == st).to(torch::kFloat).unsqueeze(2)},
-                          2);                                  // [B, G, D + 2]
+                          2);                                                         // [B, G, D + 2]
   auto h0 = torch::relu(in_x_->forward(x).unsqueeze(0) + in_state_->forward(state));  // [B, G, H]
   auto pass = [&](nn::ModuleList& self, nn::ModuleList& msg, const torch::Tensor& from, const torch::Tensor& to,
                   const torch::Tensor& deg) {
@@ -90,7 +90,7 @@ torch::Tensor PlacetoNetImpl::forward(const torch::Tensor& x, const torch::Tenso
     }
     return h;
   };
-  auto up = pass(up_self_, up_msg_, dag.src, dag.dst, dag.indeg);        // from producers
+  auto up = pass(up_self_, up_msg_, dag.src, dag.dst, dag.indeg);         // from producers
   auto down = pass(down_self_, down_msg_, dag.dst, dag.src, dag.outdeg);  // from consumers
   auto z = torch::cat({up, down}, 2);                                     // [B, G, 2H]
   auto idx = step.view({B, 1, 1}).expand({B, 1, z.size(2)});

@@ -35,8 +35,8 @@ TORCH_MODULE(Seq2Seq);
 // A DAG as directed edge lists, with in- and out-degrees clamped at 1 for mean aggregation.
 struct DagTensors {
   int nodes = 0;
-  torch::Tensor src, dst;         // [E] long, edge src -> dst
-  torch::Tensor indeg, outdeg;    // [nodes, 1] float, >= 1
+  torch::Tensor src, dst;       // [E] long, edge src -> dst
+  torch::Tensor indeg, outdeg;  // [nodes, 1] float, >= 1
   static DagTensors build(int nodes, const std::vector<std::pair<int, int>>& edges);
 };
 

@@ -10,9 +10,10 @@
 
 #include "learn/archive_io.h"
 #include "learn/peers.h"
-#include "learn/training_placer.h"
 #include "learn/peers_net.h"
 #include "learn/policy_gradient.h"
+#include "learn/torch_scope.h"
+#include "learn/training_placer.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -25,8 +26,10 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 void check_config(const PeerConfig& c) {
   if (c.algo != "rnn" && c.algo != "hierarchical" && c.algo != "placeto")
     throw Error("", "", "unknown learned peer '" + c.algo + "' (rnn, hierarchical, placeto)");
-  if (c.hidden <= 0 || c.groups <= 0 || c.rounds < 0) throw Error("", "", c.algo + ": hidden and groups must be positive");
-  if (c.samples <= 0 || c.episodes < 0) throw Error("", "", c.algo + ": samples must be positive, episodes non-negative");
+  if (c.hidden <= 0 || c.groups <= 0 || c.rounds < 0)
+    throw Error("", "", c.algo + ": hidden and groups must be positive");
+  if (c.samples <= 0 || c.episodes < 0)
+    throw Error("", "", c.algo + ": samples must be positive, episodes non-negative");
   if (!(c.lr > 0)) throw Error("", "", c.algo + ": learning rate must be positive");
   if (!c.init_policy.empty() && c.algo != "placeto")
     throw Error("", "", "policy files are supported for placeto only, not " + c.algo);
@@ -42,8 +45,8 @@ double cost_of(const Evaluation& e, const SingleDeviceReference& s, const PeerCo
 
 // Fills the fields every learner reports: the policy's own placement, the best sampled one, the
 // better of the two, and the evaluations spent.
-void fill_result(PeerResult& r, Placement greedy, const Evaluation& ge, const Placement& sampled, double sampled_latency,
-                 long long evaluations) {
+void fill_result(PeerResult& r, Placement greedy, const Evaluation& ge, const Placement& sampled,
+                 double sampled_latency, long long evaluations) {
   r.greedy = std::move(greedy);
   r.greedy_latency = ge.feasible ? ge.latency : kInf;
   r.sampled = sampled;
@@ -80,7 +83,8 @@ void save_checkpoint(const PeerConfig& c, torch::nn::Module& net, torch::optim::
   ar.write("baseline_set", doubles(st.baseline_set));
   ar.write("best_latency", doubles(st.best_latency));
   std::vector<int64_t> best;
-  for (const auto& p : st.best) best.push_back(static_cast<int64_t>(p.size())), best.insert(best.end(), p.begin(), p.end());
+  for (const auto& p : st.best)
+    best.push_back(static_cast<int64_t>(p.size())), best.insert(best.end(), p.begin(), p.end());
   ar.write("best", torch::tensor(best, torch::kLong));
   ar.write("torch_rng", at::detail::getDefaultCPUGenerator().get_state());
   ar.write("log", episode_log_tensor(st.log));
@@ -155,7 +159,7 @@ torch::Tensor feature_tensor(const FeatureMatrix& f) {
 struct Seq2SeqBatch {
   std::vector<std::vector<int>> unit_device;  // per sample: device per decision unit (coarse node / op)
   torch::Tensor logp, entropy;
-  int groups_used = 0;                        // hierarchical: non-empty groups of sample 0
+  int groups_used = 0;  // hierarchical: non-empty groups of sample 0
 };
 
 class Seq2SeqPolicy : public torch::nn::Module {
@@ -190,7 +194,7 @@ class Seq2SeqPolicy : public torch::nn::Module {
     // Grouper: a softmax over groups per op; group inputs are pooled from the sampled members.
     auto lg = torch::log_softmax(g2_->forward(torch::relu(g1_->forward(x_))), 1);  // [n, N]
     torch::Tensor assign = greedy ? lg.argmax(1).unsqueeze(0) : torch::multinomial(lg.exp().detach(), K, true).t();
-    assign = assign.contiguous();                                                  // [K, n]
+    assign = assign.contiguous();  // [K, n]
     auto grp_logp = lg.unsqueeze(0).expand({K, n, groups_}).gather(2, assign.unsqueeze(2)).squeeze(2).sum(1);
     auto grp_entropy = -(lg.exp() * lg).sum(1).mean();
     torch::Tensor gx;
@@ -198,12 +202,13 @@ class Seq2SeqPolicy : public torch::nn::Module {
       torch::NoGradGuard no_grad;
       auto A = torch::one_hot(assign, groups_).to(torch::kFloat);  // [K, n, N]
       auto At = A.transpose(1, 2);
-      auto counts = A.sum(1);                                       // [K, N]
+      auto counts = A.sum(1);  // [K, N]
       auto mean = torch::bmm(At, x_.unsqueeze(0).expand({K, n, x_.size(1)})) / counts.clamp_min(1).unsqueeze(2);
       auto adj = torch::bmm(torch::bmm(At, adjacency_.unsqueeze(0).expand({K, n, n})), A);  // [K, N, N]
-      gx = torch::cat({mean, torch::log1p(counts).unsqueeze(2), torch::log1p(adj), torch::log1p(adj.transpose(1, 2))}, 2)
-               .transpose(0, 1)
-               .contiguous();  // [N, K, F + 1 + 2N]
+      gx =
+          torch::cat({mean, torch::log1p(counts).unsqueeze(2), torch::log1p(adj), torch::log1p(adj.transpose(1, 2))}, 2)
+              .transpose(0, 1)
+              .contiguous();  // [N, K, F + 1 + 2N]
       b.groups_used = static_cast<int>((counts[0] > 0).sum().item<int64_t>());
     }
     DecodeOutput d = placer_->forward(gx, greedy);
@@ -224,7 +229,7 @@ class Seq2SeqPolicy : public torch::nn::Module {
 };
 
 PeerResult train_seq2seq(const Problem& problem, Reward& uncounted, const PeerConfig& cfg,
-                          const std::function<void(const EpisodeLog&)>& on_episode) {
+                         const std::function<void(const EpisodeLog&)>& on_episode) {
   CountingReward reward(uncounted);
   const auto t_start = std::chrono::steady_clock::now();
   // Decision units: co-location groups for the RNN placer; for the hierarchical planner single
@@ -233,8 +238,9 @@ PeerResult train_seq2seq(const Problem& problem, Reward& uncounted, const PeerCo
   if (cfg.algo == "hierarchical") co.merge_single_predecessor = false, co.chains_only = false;
   // The RNN's attention and steps grow with the number of groups: cap it (hierarchical groups
   // per op through its Grouper, whose cost is linear).
-  const Coarsening units = cfg.algo == "hierarchical" ? coarsen(problem.graph(), co)
-                                                     : cap_groups(problem.graph(), coarsen(problem.graph(), co), cfg.max_groups);
+  const Coarsening units = cfg.algo == "hierarchical"
+                               ? coarsen(problem.graph(), co)
+                               : cap_groups(problem.graph(), coarsen(problem.graph(), co), cfg.max_groups);
   const FeatureMatrix features = node_features(problem, units, cfg.features);
   const torch::Tensor x = feature_tensor(features);
   auto net = std::make_shared<Seq2SeqPolicy>(cfg, x, units, problem.num_devices());
@@ -332,10 +338,11 @@ void load_policy(const std::string& path, PlacetoNet& net, const PeerConfig& c, 
     shape = shape.contiguous();
     const int64_t* s = shape.data_ptr<int64_t>();
     if (s[0] != features || s[1] != c.hidden || s[2] != devices || s[3] != c.rounds)
-      throw Error(path, "", "policy was trained with " + std::to_string(s[0]) + " features, hidden " + std::to_string(s[1]) +
-                                ", " + std::to_string(s[2]) + " devices, " + std::to_string(s[3]) +
-                                " rounds; this run has " + std::to_string(features) + ", " + std::to_string(c.hidden) +
-                                ", " + std::to_string(devices) + ", " + std::to_string(c.rounds));
+      throw Error(path, "",
+                  "policy was trained with " + std::to_string(s[0]) + " features, hidden " + std::to_string(s[1]) +
+                      ", " + std::to_string(s[2]) + " devices, " + std::to_string(s[3]) + " rounds; this run has " +
+                      std::to_string(features) + ", " + std::to_string(c.hidden) + ", " + std::to_string(devices) +
+                      ", " + std::to_string(c.rounds));
     ar.read("model", model_ar);
     net->load(model_ar);
   } catch (const c10::Error& e) {
@@ -344,10 +351,10 @@ void load_policy(const std::string& path, PlacetoNet& net, const PeerConfig& c, 
 }
 
 struct Sweep {
-  torch::Tensor before;            // [G, K, G] long: the placement each step saw
-  torch::Tensor actions;           // [G, K] long
-  std::vector<std::vector<double>> cost;  // [K][G + 1]: normalised cost before step 0 and after each step
-  std::vector<Evaluation> final_eval;     // [K]
+  torch::Tensor before;                    // [G, K, G] long: the placement each step saw
+  torch::Tensor actions;                   // [G, K] long
+  std::vector<std::vector<double>> cost;   // [K][G + 1]: normalised cost before step 0 and after each step
+  std::vector<Evaluation> final_eval;      // [K]
   std::vector<Placement> final_placement;  // [K], per op
 };
 
@@ -398,7 +405,7 @@ Sweep run_sweep(PlacetoNet& net, PlacetoGraph& g, int K, bool greedy, const Peer
 }  // namespace
 
 std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& uncounted, const PeerConfig& cfg0,
-                                             const std::function<void(const EpisodeLog&)>& on_episode) {
+                                            const std::function<void(const EpisodeLog&)>& on_episode) {
   std::vector<std::unique_ptr<CountingReward>> counters;
   std::vector<PeerTask> tasks = uncounted;
   for (auto& t : tasks) {
@@ -410,8 +417,7 @@ std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& uncount
   check_config(cfg);
   if (tasks.empty()) throw Error("", "", "placeto: no graphs to train on");
   const auto t_start = std::chrono::steady_clock::now();
-  torch::set_num_threads(1);
-  torch::manual_seed(cfg.seed);
+  TorchScope torch_scope(cfg.seed);
   const int D = tasks[0].problem->num_devices();
   TrainerState st;
   std::vector<PlacetoGraph> graphs;
@@ -535,11 +541,10 @@ std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& uncount
 }
 
 PeerResult train_peer(const Problem& problem, Reward& reward, const PeerConfig& cfg,
-                       const std::function<void(const EpisodeLog&)>& on_episode) {
+                      const std::function<void(const EpisodeLog&)>& on_episode) {
   check_config(cfg);
   if (cfg.algo == "placeto") return train_placeto_multi({{&problem, &reward}}, cfg, on_episode).front();
-  torch::set_num_threads(1);  // fastest here, and deterministic
-  torch::manual_seed(cfg.seed);
+  TorchScope torch_scope(cfg.seed);
   return train_seq2seq(problem, reward, cfg, on_episode);
 }
 
@@ -565,33 +570,47 @@ void apply_peer_override(PeerConfig& c, const std::string& assignment) {
   if (key == "merge") return void(c.coarsen.merge_single_predecessor = flag());
   if (key == "colocate") return void(c.coarsen.colocate = flag());
   if (!is_num) throw Error("", "", "--set " + key + ": '" + value + "' is not a number");
-  if (key == "hidden") c.hidden = static_cast<int>(v);
-  else if (key == "max_groups") c.max_groups = static_cast<int>(v);
-  else if (key == "groups") c.groups = static_cast<int>(v);
-  else if (key == "rounds") c.rounds = static_cast<int>(v);
-  else if (key == "lr") c.lr = v;
-  else if (key == "episodes") c.episodes = static_cast<int>(v);
-  else if (key == "samples") c.samples = static_cast<int>(v);
-  else if (key == "entropy") c.entropy_weight = v;
-  else if (key == "baseline_decay") c.baseline_decay = v;
-  else if (key == "gamma") c.gamma = v;
-  else if (key == "floor") c.advantage_floor = v;
-  else if (key == "overflow_penalty") c.overflow_penalty = v;
+  if (key == "hidden")
+    c.hidden = static_cast<int>(v);
+  else if (key == "max_groups")
+    c.max_groups = static_cast<int>(v);
+  else if (key == "groups")
+    c.groups = static_cast<int>(v);
+  else if (key == "rounds")
+    c.rounds = static_cast<int>(v);
+  else if (key == "lr")
+    c.lr = v;
+  else if (key == "episodes")
+    c.episodes = static_cast<int>(v);
+  else if (key == "samples")
+    c.samples = static_cast<int>(v);
+  else if (key == "entropy")
+    c.entropy_weight = v;
+  else if (key == "baseline_decay")
+    c.baseline_decay = v;
+  else if (key == "gamma")
+    c.gamma = v;
+  else if (key == "floor")
+    c.advantage_floor = v;
+  else if (key == "overflow_penalty")
+    c.overflow_penalty = v;
   else
-    throw Error("", "", "--set: unknown key '" + key +
-                            "' for " + c.algo + " (hidden, groups, rounds, lr, episodes, samples, entropy, baseline_decay, "
-                            "gamma, floor, overflow_penalty, max_groups, chains, merge, colocate)");
+    throw Error("", "",
+                "--set: unknown key '" + key + "' for " + c.algo +
+                    " (hidden, groups, rounds, lr, episodes, samples, entropy, baseline_decay, "
+                    "gamma, floor, overflow_penalty, max_groups, chains, merge, colocate)");
 }
 
 std::unique_ptr<Placer> make_peer_placer(PeerConfig config) {
   const std::string name = config.algo;
   const int episodes = config.episodes;
-  return make_training_placer(name, episodes, [config](const Problem& problem, Reward& reward, const PlaceOptions& options,
-                                                       const EpisodeCallback& on_episode) -> TrainResult {
-    PeerConfig c = config;
-    c.seed = options.seed;
-    return train_peer(problem, reward, c, on_episode);
-  });
+  return make_training_placer(name, episodes,
+                              [config](const Problem& problem, Reward& reward, const PlaceOptions& options,
+                                       const EpisodeCallback& on_episode) -> TrainResult {
+                                PeerConfig c = config;
+                                c.seed = options.seed;
+                                return train_peer(problem, reward, c, on_episode);
+                              });
 }
 
 }  // namespace devplace

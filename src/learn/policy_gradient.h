@@ -35,22 +35,22 @@ std::vector<float> centred_advantages(const std::vector<double>& rewards, double
 
 // The settings of the update every learner shares.
 struct PolicyGradientOptions {
-  double advantage_floor = 0.02;   // in reward units (speed-up: 2% of the best single device)
+  double advantage_floor = 0.02;  // in reward units (speed-up: 2% of the best single device)
   // Entropy bonus per decision, falling linearly from start to end over the first
   // `entropy_decay_share` of the run and held at end after, so that the policy explores first
   // and then has time to settle on its own answer.
   double entropy_start = 0.02, entropy_end = 0.0, entropy_decay_share = 1.0;
-  int update_epochs = 4;           // optimiser steps per batch (PPO); 1 = plain REINFORCE
+  int update_epochs = 4;  // optimiser steps per batch (PPO); 1 = plain REINFORCE
   // The learning rate falls linearly to lr * lr_end_share at the end of the run: a policy that
   // has settled gets small steps (Adam's steps grow after a quiet spell of tiny gradients).
   double lr_end_share = 1.0;
   // Training stops early once the policy has settled: the entropy bonus has reached its end
   // value and the mean entropy per decision stayed below this for `patience` episodes. A
   // settled policy only samples its own answer again: further evaluations teach it nothing.
-  double settled_entropy = 0;      // 0 = never stop early
+  double settled_entropy = 0;  // 0 = never stop early
   int patience = 20;
-  double clip = 0.2;               // PPO ratio clip, per decision
-  double target_kl = 0.02;         // stop a batch's steps once the mean KL per decision exceeds it
+  double clip = 0.2;        // PPO ratio clip, per decision
+  double target_kl = 0.02;  // stop a batch's steps once the mean KL per decision exceeds it
 };
 
 // The entropy weight for episode `episode` (0-based) of `episodes`.

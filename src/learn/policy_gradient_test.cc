@@ -32,13 +32,16 @@ TEST(PolicyGradient, InfeasiblePlacementsRankBelowFeasibleAndByDistance) {
   const double ref = 0.010;
   EXPECT_DOUBLE_EQ(placement_reward(fast, ref, RewardKind::speedup, 1.0), 2.0);
   EXPECT_DOUBLE_EQ(placement_reward(fast, ref, RewardKind::inverse, 1.0), 0.2);
-  EXPECT_GT(placement_reward(slow, ref, RewardKind::speedup, 1.0), placement_reward(near, ref, RewardKind::speedup, 1.0));
-  EXPECT_GT(placement_reward(near, ref, RewardKind::speedup, 1.0), placement_reward(untimed, ref, RewardKind::speedup, 1.0));
-  EXPECT_GT(placement_reward(untimed, ref, RewardKind::speedup, 1.0), placement_reward(far, ref, RewardKind::speedup, 1.0));
+  EXPECT_GT(placement_reward(slow, ref, RewardKind::speedup, 1.0),
+            placement_reward(near, ref, RewardKind::speedup, 1.0));
+  EXPECT_GT(placement_reward(near, ref, RewardKind::speedup, 1.0),
+            placement_reward(untimed, ref, RewardKind::speedup, 1.0));
+  EXPECT_GT(placement_reward(untimed, ref, RewardKind::speedup, 1.0),
+            placement_reward(far, ref, RewardKind::speedup, 1.0));
   // A batch of only infeasible samples still has a gradient.
-  auto adv = centred_advantages({placement_reward(near, ref, RewardKind::speedup, 1.0),
-                                 placement_reward(far, ref, RewardKind::speedup, 1.0)},
-                                0.02);
+  auto adv = centred_advantages(
+      {placement_reward(near, ref, RewardKind::speedup, 1.0), placement_reward(far, ref, RewardKind::speedup, 1.0)},
+      0.02);
   EXPECT_GT(adv[0], 0.5f);
   EXPECT_LT(adv[1], -0.5f);
 }

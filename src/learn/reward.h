@@ -1,6 +1,7 @@
 // Reward: how a learned placer learns what a placement is worth. The trainer sees a Problem
 // only through this interface, so the same training runs on the simulator (SimulatedReward,
-// fast, the default) or on real measurements (a later MeasuredReward) unchanged.
+// fast, the default), the Tarnawski latency model, or real measurements (MeasuredReward,
+// exec/measure.h) unchanged.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,7 @@
 namespace devplace {
 
 struct Evaluation {
-  double latency = 0;             // seconds; finite even when infeasible if it could be timed
+  double latency = 0;  // seconds; finite even when infeasible if it could be timed
   bool feasible = true;
   std::int64_t overflow_bytes = 0;  // memory over capacity summed over devices
   // How far from feasible, unitless: 0 when feasible, > 0 otherwise, larger when further (the

@@ -19,8 +19,10 @@ class TrainingPlacer : public Placer {
     log::Progress progress(name_, static_cast<std::size_t>(std::max(1, episodes_)));
     TrainResult r = train_(problem, *reward, options, [&](const EpisodeLog& e) {
       char buf[96];
-      if (e.groups > 0) std::snprintf(buf, sizeof buf, "best %.3f ms, groups %d", e.best_latency * 1e3, e.groups);
-      else std::snprintf(buf, sizeof buf, "best %.3f ms", e.best_latency * 1e3);
+      if (e.groups > 0)
+        std::snprintf(buf, sizeof buf, "best %.3f ms, groups %d", e.best_latency * 1e3, e.groups);
+      else
+        std::snprintf(buf, sizeof buf, "best %.3f ms", e.best_latency * 1e3);
       progress.update(static_cast<std::size_t>(e.episode), buf);
     });
     progress.finish();

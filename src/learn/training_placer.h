@@ -15,7 +15,8 @@ namespace devplace {
 using EpisodeCallback = std::function<void(const EpisodeLog&)>;
 // Trains on `reward` with the seed (and, where the learner takes one, the evaluation budget) of
 // `options`, and reports each episode.
-using TrainFn = std::function<TrainResult(const Problem&, Reward&, const PlaceOptions& options, const EpisodeCallback&)>;
+using TrainFn =
+    std::function<TrainResult(const Problem&, Reward&, const PlaceOptions& options, const EpisodeCallback&)>;
 
 // `name` names the placer and its progress bar; `episodes` sizes the bar.
 std::unique_ptr<Placer> make_training_placer(std::string name, int episodes, TrainFn train,

@@ -70,8 +70,10 @@ class MTopo : public Placer {
     double inv = 0;
     bool instant = false;  // some device runs everything in zero time
     for (int d = 0; d < D; ++d) {
-      if (total[d] <= 0) instant = true;
-      else inv += 1.0 / total[d];
+      if (total[d] <= 0)
+        instant = true;
+      else
+        inv += 1.0 / total[d];
     }
     const double share = instant || inv == 0 ? 0.0 : 1.0 / inv;
 

@@ -14,7 +14,6 @@
 namespace devplace {
 namespace {
 
-
 using test::Builder;
 using test::two_devices;
 
@@ -152,7 +151,8 @@ TEST(Baechi, ThousandRandomOpsInMilliseconds) {
   std::uniform_real_distribution<double> u(0.1, 2.0);
   for (int i = 0; i < 1000; ++i) {
     std::vector<std::string> in;
-    for (int k = 0; k < 3 && i > 0; ++k) in.push_back("n" + std::to_string(std::max(0, i - 1 - static_cast<int>(rng() % 20))));
+    for (int k = 0; k < 3 && i > 0; ++k)
+      in.push_back("n" + std::to_string(std::max(0, i - 1 - static_cast<int>(rng() % 20))));
     std::sort(in.begin(), in.end());
     in.erase(std::unique(in.begin(), in.end()), in.end());
     b.op("n" + std::to_string(i), in, u(rng) * 5, u(rng), u(rng));

@@ -9,45 +9,47 @@
 namespace devplace {
 
 std::unique_ptr<Placer> make_placer_for(const Problem& problem, const std::string& name) {
-  const std::string suffix = "-only";
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    std::string dev = name.substr(0, name.size() - suffix.size());
-    int d = problem.cluster().find_device(dev);
-    if (d < 0) throw Error("", "", "cluster '" + problem.cluster().name + "' has no device '" + dev + "'");
-    return make_single_device(d, dev);
-  }
-  return make_placer(name);
+  static const PlacerRegistry classical = classical_placers();  // immutable once made
+  return classical.make(problem, name);
 }
 
-std::vector<std::string> default_algorithms(const Problem& problem) {
+std::vector<std::string> default_algorithms(const Problem& problem, Objective objective) {
   std::vector<std::string> names;
   for (const auto& d : problem.cluster().devices) names.push_back(d.name + "-only");
   for (const char* n : {"hetero", "random", "round-robin", "m-topo", "m-etf", "m-sct", "heft", "metis", "local-search"})
     names.push_back(n);
   if (problem.num_ops() <= 16) names.push_back("exact");
+  if (objective == Objective::tarnawski)
+    for (const char* n : {"tarnawski-greedy", "tarnawski-dp"}) names.push_back(n);
   return names;
+}
+
+ComparisonRow run_placer(const Problem& problem, const std::string& name, const PlaceOptions& options,
+                         const std::function<std::unique_ptr<Placer>()>& make) {
+  ComparisonRow row;
+  row.algorithm = name;
+  try {
+    auto placer = make();
+    auto t0 = std::chrono::steady_clock::now();
+    row.placement = placer->place(problem, options);
+    row.place_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    row.verdict = judge(problem, row.placement, options.objective);
+  } catch (const std::exception& e) {
+    row.error = e.what();
+    row.verdict = {kInfeasibleTime, false, e.what()};
+  }
+  return row;
 }
 
 Comparison compare_placers(const Problem& problem, std::vector<std::string> algorithms, const PlaceOptions& options,
                            const PlacerFactory& factory) {
-  if (algorithms.empty()) algorithms = default_algorithms(problem);
+  if (algorithms.empty()) algorithms = default_algorithms(problem, options.objective);
   Comparison out;
   out.lower_bound = makespan_lower_bound(problem);
   log::Progress progress("compare", algorithms.size());
   for (std::size_t k = 0; k < algorithms.size(); ++k) {
     progress.update(k, algorithms[k]);
-    ComparisonRow row;
-    row.algorithm = algorithms[k];
-    try {
-      auto placer = factory(problem, algorithms[k]);
-      auto t0 = std::chrono::steady_clock::now();
-      row.placement = placer->place(problem, options);
-      row.place_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      row.verdict = judge(problem, row.placement, options.objective);
-    } catch (const Error& e) {
-      row.error = e.what();
-      row.verdict = {kInfeasibleTime, false, e.what()};
-    }
+    ComparisonRow row = run_placer(problem, algorithms[k], options, [&] { return factory(problem, algorithms[k]); });
     out.rows.push_back(std::move(row));
   }
   progress.update(algorithms.size(), "done");

@@ -40,7 +40,12 @@ constexpr std::int64_t kIncumbentEvals = 4000;
 class BranchAndBound {
  public:
   BranchAndBound(const Problem& p, const PlaceOptions& o, ObjectiveFn& score, Placement incumbent, double cost)
-      : p_(p), o_(o), score_(score), n_(p.num_ops()), D_(p.num_devices()), best_(std::move(incumbent)),
+      : p_(p),
+        o_(o),
+        score_(score),
+        n_(p.num_ops()),
+        D_(p.num_devices()),
+        best_(std::move(incumbent)),
         best_cost_(cost) {
     const Graph& g = p.graph();
     // Inputs as the simulator sees them: distinct tensors made by an op.

@@ -12,7 +12,6 @@
 namespace devplace {
 namespace {
 
-
 using test::Builder;
 using test::two_devices;
 

@@ -66,8 +66,7 @@ double EdgeCosts::data_ready(int v, int d, const Placement& device, const std::v
   return ready;
 }
 
-MemoryLedger::MemoryLedger(const Problem& p, const EdgeCosts& edges)
-    : problem_(p), edges_(edges), D_(p.num_devices()) {
+MemoryLedger::MemoryLedger(const Problem& p, const EdgeCosts& edges) : problem_(p), edges_(edges), D_(p.num_devices()) {
   const Graph& g = p.graph();
   used_.assign(D_, 0);
   own_bytes_.assign(p.num_ops(), 0);

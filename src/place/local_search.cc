@@ -84,7 +84,13 @@ class LocalSearch : public Placer {
   class Search {
    public:
     Search(const Problem& p, const PlaceOptions& o, ObjectiveFn& score, Placement start)
-        : p_(p), g_(p.graph()), o_(o), score_(score), n_(p.num_ops()), D_(p.num_devices()), rng_(o.seed),
+        : p_(p),
+          g_(p.graph()),
+          o_(o),
+          score_(score),
+          n_(p.num_ops()),
+          D_(p.num_devices()),
+          rng_(o.seed),
           cur_(std::move(start)) {
       ok_.resize(n_);
       for (int i = 0; i < n_; ++i)
@@ -112,7 +118,7 @@ class LocalSearch : public Placer {
       best_ = cur_;
       best_cost_ = cur_cost_;
       if (movable_.empty()) return best_;
-      const std::int64_t budget = o_.eval_budget > 0 ? o_.eval_budget
+      const std::int64_t budget = o_.eval_budget > 0     ? o_.eval_budget
                                   : o_.time_budget_s > 0 ? std::numeric_limits<std::int64_t>::max()
                                                          : kDefaultEvalBudget;
       const auto t0 = std::chrono::steady_clock::now();

@@ -30,8 +30,8 @@ double best_start(const Problem& p, const PlaceOptions& o) {
 
 TEST(LocalSearch, NoWorseThanItsStartFeasibleAndAboveTheBound) {
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
-    auto sp = make_small_problem({.ops = 12 + static_cast<int>(seed), .devices = 2 + static_cast<int>(seed % 2),
-                                  .seed = seed});
+    auto sp = make_small_problem(
+        {.ops = 12 + static_cast<int>(seed), .devices = 2 + static_cast<int>(seed % 2), .seed = seed});
     const Problem& p = *sp->problem;
     PlaceOptions o;
     o.seed = seed;
@@ -88,8 +88,8 @@ TEST(LocalSearch, DISABLED_BundledModelsOnThePaperCluster) {
       const char* name;
       std::int64_t evals;
     };
-    for (Run r : {Run{"heft", 0}, Run{"m-etf", 0}, Run{"metis", 0}, Run{"local-search", 20000},
-                  Run{"local-search", 100000}}) {
+    for (Run r :
+         {Run{"heft", 0}, Run{"m-etf", 0}, Run{"metis", 0}, Run{"local-search", 20000}, Run{"local-search", 100000}}) {
       PlaceOptions o;
       o.eval_budget = r.evals;
       const auto t0 = std::chrono::steady_clock::now();

@@ -11,22 +11,10 @@
 #include <vector>
 
 #include "cost/cost_model.h"
+#include "devplace/types.h"
 #include "sim/schedule.h"
 
 namespace devplace {
-
-// What a placement is judged by: our event simulator, or the latency model of Tarnawski et al.
-// (contiguous accelerator sets, serial accelerators, unlimited CPU parallelism).
-enum class Objective { simulator, tarnawski };
-
-struct PlaceOptions {
-  Objective objective = Objective::simulator;
-  std::uint64_t seed = 1;
-  double time_budget_s = 0;         // wall-clock budget for searches; 0 = the placer's default
-  std::int64_t eval_budget = 0;     // simulator evaluations for searches; 0 = the placer's default
-  std::vector<std::string> device_priority;  // for hetero: device names in order; empty = cluster order
-  int device = -1;                  // for single-device placers built by name: which device
-};
 
 class Placer {
  public:
@@ -36,36 +24,55 @@ class Placer {
   virtual Placement place(const Problem& problem, const PlaceOptions& options) = 0;
 };
 
-// Algorithm names accepted by make_placer (single-device placers are "<device>-only" and
-// resolved against the cluster by the caller through make_single_device).
-std::vector<std::string> placer_names();
+// Makes a placer for `problem` (so "<device>-only" resolves against its cluster); the options
+// are those of the call that asked for it (a learned placer reads policy_file here).
+using PlacerMaker = std::function<std::unique_ptr<Placer>(const Problem& problem, const PlaceOptions& options)>;
+
+// Placers by name: every placer, classical and learned, registers here. A value, not a global:
+// classical_placers() has the classical set, learn/learned_placers.h's all_placers() adds the
+// learned ones, and a caller may add its own.
+class PlacerRegistry {
+ public:
+  // Registers `maker` under `name`, replacing any placer of that name.
+  void add(const std::string& name, PlacerMaker maker);
+  // True for registered names ("<device>-only" is resolved by make against the problem).
+  bool contains(const std::string& name) const;
+  std::vector<std::string> names() const;
+  // Throws Error listing the known names when `name` is neither registered nor "<device>-only"
+  // with a device of the cluster.
+  std::unique_ptr<Placer> make(const Problem& problem, const std::string& name, const PlaceOptions& options = {}) const;
+
+ private:
+  std::vector<std::pair<std::string, PlacerMaker>> makers_;  // in registration order
+};
+
+// The classical placers (hetero, random, round-robin, heft, m-topo, m-etf, m-sct, metis,
+// local-search, exact, tarnawski-greedy, tarnawski-dp).
+PlacerRegistry classical_placers();
+
+// Names of the classical placers, and one made by name (problem-free: not "<device>-only").
+std::vector<std::string> classical_placer_names();
 // Throws Error listing the known names when `name` is unknown.
 std::unique_ptr<Placer> make_placer(const std::string& name);
 std::unique_ptr<Placer> make_single_device(int device, const std::string& device_name);
 
 // Factories, one per algorithm file.
-std::unique_ptr<Placer> make_hetero_placer();       // hetero.cc: first supporting device in priority order
-std::unique_ptr<Placer> make_random_placer();       // simple.cc
-std::unique_ptr<Placer> make_round_robin_placer();  // simple.cc
-std::unique_ptr<Placer> make_heft_placer();         // heft.cc
-std::unique_ptr<Placer> make_mtopo_placer();        // baechi.cc
-std::unique_ptr<Placer> make_metf_placer();         // baechi.cc
-std::unique_ptr<Placer> make_msct_placer();         // baechi.cc
-std::unique_ptr<Placer> make_metis_placer();        // metis_placer.cc
-std::unique_ptr<Placer> make_local_search_placer(); // local_search.cc
-std::unique_ptr<Placer> make_exact_placer();        // exact.cc (small graphs only)
+std::unique_ptr<Placer> make_hetero_placer();        // hetero.cc: first supporting device in priority order
+std::unique_ptr<Placer> make_random_placer();        // simple.cc
+std::unique_ptr<Placer> make_round_robin_placer();   // simple.cc
+std::unique_ptr<Placer> make_heft_placer();          // heft.cc
+std::unique_ptr<Placer> make_mtopo_placer();         // baechi.cc
+std::unique_ptr<Placer> make_metf_placer();          // baechi.cc
+std::unique_ptr<Placer> make_msct_placer();          // baechi.cc
+std::unique_ptr<Placer> make_metis_placer();         // metis_placer.cc
+std::unique_ptr<Placer> make_local_search_placer();  // local_search.cc
+std::unique_ptr<Placer> make_exact_placer();         // exact.cc (small graphs only)
 
 // A scorer of placements under `objective`: seconds, +inf when infeasible. Owns its scratch;
 // not thread-safe. REQUIRES: problem outlives it.
 using ObjectiveFn = std::function<double(const Placement&)>;
 ObjectiveFn make_objective(const Problem& problem, Objective objective);
 
-// A placement judged in full under an objective: latency (+inf if infeasible) and why not.
-struct Verdict {
-  double latency = 0;
-  bool feasible = true;
-  std::string reason;
-};
 Verdict judge(const Problem& problem, const Placement& placement, Objective objective);
 
 // Simulated annealing from `start` (the moves and schedule of local-search) under `score` and

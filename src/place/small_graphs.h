@@ -12,8 +12,8 @@
 namespace devplace {
 
 struct SmallProblemOptions {
-  int ops = 10;                    // op count, >= 1
-  int devices = 2;                 // device count, >= 1: "cpu" (host) then "gpu0", "gpu1" ...
+  int ops = 10;     // op count, >= 1
+  int devices = 2;  // device count, >= 1: "cpu" (host) then "gpu0", "gpu1" ...
   std::uint64_t seed = 1;
   int max_width = 3;               // ops per layer are drawn from 1..max_width
   bool identical_devices = false;  // every device gets the same op times and kind "cpu"

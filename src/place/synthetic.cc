@@ -17,15 +17,15 @@ Cluster synthetic_cluster(int gpus) {
   Device cpu;
   cpu.name = "cpu", cpu.kind = "cpu", cpu.peak_flops = 1.8e12, cpu.mem_bandwidth = 76.8e9;
   cpu.memory_bytes = 64LL << 30, cpu.launch_overhead = 4e-6, cpu.default_efficiency = 0.5;
-  cpu.efficiency = {{"conv", 0.55}, {"matmul", 0.6}, {"pool", 0.3}, {"elementwise", 0.3}, {"normalization", 0.3},
-                    {"softmax", 0.3}};
+  cpu.efficiency = {{"conv", 0.55},       {"matmul", 0.6},        {"pool", 0.3},
+                    {"elementwise", 0.3}, {"normalization", 0.3}, {"softmax", 0.3}};
   c.devices.push_back(cpu);
   for (int g = 0; g < gpus; ++g) {
     Device d;
     d.name = "gpu" + std::to_string(g), d.kind = "gpu", d.peak_flops = 16e12, d.mem_bandwidth = 576e9;
     d.memory_bytes = 16LL << 30, d.launch_overhead = 22e-6, d.default_efficiency = 0.3;
-    d.efficiency = {{"conv", 0.35}, {"matmul", 0.4}, {"pool", 0.2}, {"elementwise", 0.2}, {"normalization", 0.2},
-                    {"softmax", 0.2}};
+    d.efficiency = {{"conv", 0.35},       {"matmul", 0.4},        {"pool", 0.2},
+                    {"elementwise", 0.2}, {"normalization", 0.2}, {"softmax", 0.2}};
     c.devices.push_back(d);
   }
   for (int s = 0; s < c.num_devices(); ++s)
@@ -52,8 +52,8 @@ std::unique_ptr<SyntheticProblem> make_synthetic_problem(const SyntheticOptions&
   g.tensor(in).shape = {tokens, 256};
   g.tensor(in).is_graph_input = true;
 
-  std::vector<int> hidden(o.ops);    // output width of each op
-  std::vector<int> layer_start;      // first op index of each layer
+  std::vector<int> hidden(o.ops);  // output width of each op
+  std::vector<int> layer_start;    // first op index of each layer
   int made = 0;
   while (made < o.ops) {
     const int width = std::min(o.width, o.ops - made);
@@ -96,7 +96,8 @@ std::unique_ptr<SyntheticProblem> make_synthetic_problem(const SyntheticOptions&
         op.macs = static_cast<double>(tokens * in_width * hidden[made]);
         op.flops = 2 * op.macs;
       } else {
-        op.flops = static_cast<double>(out_elems) * (op.type == std::string("Add") || op.type == std::string("Relu") ? 1 : 5);
+        op.flops =
+            static_cast<double>(out_elems) * (op.type == std::string("Add") || op.type == std::string("Relu") ? 1 : 5);
       }
       op.bytes_accessed = in_bytes + out_elems * 4 + op.weight_bytes;
       g.add_op(std::move(op));

@@ -12,12 +12,12 @@
 namespace devplace {
 
 struct SyntheticOptions {
-  int ops = 1000;             // op count, >= 1
-  int width = 4;              // ops per layer (parallel branches); the last layer may be narrower
-  double skip_prob = 0.2;     // chance that an op also reads an op up to `skip_span` layers back
-  int skip_span = 8;          // (residual-like long edges)
-  int tokens = 512;           // rows of every activation ([tokens, hidden] f32)
-  int gpus = 2;               // accelerators of the cluster besides the host cpu
+  int ops = 1000;          // op count, >= 1
+  int width = 4;           // ops per layer (parallel branches); the last layer may be narrower
+  double skip_prob = 0.2;  // chance that an op also reads an op up to `skip_span` layers back
+  int skip_span = 8;       // (residual-like long edges)
+  int tokens = 512;        // rows of every activation ([tokens, hidden] f32)
+  int gpus = 2;            // accelerators of the cluster besides the host cpu
   std::uint64_t seed = 1;
 };
 
@@ -32,7 +32,8 @@ struct SyntheticProblem {
 // layer (and maybe one older op, see skip_prob). Op types cycle through MatMul (weights
 // hidden x hidden, hidden drawn from 128/256/512), Add, Relu, LayerNormalization and Softmax,
 // so every device efficiency class is exercised: MatMuls run ~4x faster on a GPU, the
-// small element-wise ops about as fast on the CPU (launch overhead), so placement matters. Throws Error on non-positive sizes.
+// small element-wise ops about as fast on the CPU (launch overhead), so placement matters. Throws Error on non-positive
+// sizes.
 std::unique_ptr<SyntheticProblem> make_synthetic_problem(const SyntheticOptions& options);
 
 // The cluster of synthetic problems: "cpu" (the host: 1.8 TFLOP/s, 77 GB/s, like the paper's

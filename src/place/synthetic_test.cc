@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include "sim/simulator.h"
 #include "util/error.h"
-#include <cmath>
 
 namespace devplace {
 namespace {
@@ -33,9 +33,7 @@ TEST(Synthetic, SizesSeedsAndCosts) {
   EXPECT_LT(sim.makespan(Placement(1000, 1)), sim.makespan(Placement(1000, 0)));
 }
 
-TEST(Synthetic, RejectsBadSizes) {
-  EXPECT_THROW(make_synthetic_problem({.ops = 0}), Error);
-}
+TEST(Synthetic, RejectsBadSizes) { EXPECT_THROW(make_synthetic_problem({.ops = 0}), Error); }
 
 }  // namespace
 }  // namespace devplace

@@ -94,10 +94,12 @@ TarnawskiResult TarnawskiEvaluator::run(const Placement& pl, bool want_reason) {
   const Graph& g = p_.graph();
   if (host_ < 0) throw Error(g.source(), "", "tarnawski objective: the cluster has no cpu (host) device");
   if (static_cast<int>(pl.size()) != n_)
-    throw Error(g.source(), "", "placement has " + std::to_string(pl.size()) + " entries for " + std::to_string(n_) + " ops");
+    throw Error(g.source(), "",
+                "placement has " + std::to_string(pl.size()) + " entries for " + std::to_string(n_) + " ops");
   for (int i = 0; i < n_; ++i)
     if (pl[i] < 0 || pl[i] >= D_)
-      throw Error(g.source(), g.op(i).name, "placed on device index " + std::to_string(pl[i]) + " of " + std::to_string(D_));
+      throw Error(g.source(), g.op(i).name,
+                  "placed on device index " + std::to_string(pl[i]) + " of " + std::to_string(D_));
 
   TarnawskiResult r;
   auto fail = [&](auto&& make_reason) {
@@ -139,8 +141,8 @@ TarnawskiResult TarnawskiEvaluator::run(const Placement& pl, bool want_reason) {
     const std::int64_t cap = p_.cluster().devices[d].memory_bytes;
     if (cap > 0 && mem_used_[d] > cap)
       return fail([&] {
-        return "device '" + dev_name(p_, d) + "': its ops need " + std::to_string(mem_used_[d]) +
-               " bytes, capacity " + std::to_string(cap);
+        return "device '" + dev_name(p_, d) + "': its ops need " + std::to_string(mem_used_[d]) + " bytes, capacity " +
+               std::to_string(cap);
       });
   }
 
@@ -162,8 +164,8 @@ TarnawskiResult TarnawskiEvaluator::run(const Placement& pl, bool want_reason) {
           const int u = pred_[k];
           if (pl[u] != d && (left_[static_cast<std::size_t>(u) * words_ + (d >> 6)] >> (d & 63) & 1)) via = u;
         }
-        std::string s = "device '" + dev_name(p_, d) + "': its ops are not contiguous: a path leaves it and re-enters at op '" +
-                        g.op(v).name + "'";
+        std::string s = "device '" + dev_name(p_, d) +
+                        "': its ops are not contiguous: a path leaves it and re-enters at op '" + g.op(v).name + "'";
         if (via >= 0) s += " through op '" + g.op(via).name + "' (on '" + dev_name(p_, pl[via]) + "')";
         return s;
       });
@@ -264,7 +266,8 @@ TarnawskiResult TarnawskiEvaluator::run(const Placement& pl, bool want_reason) {
             if (y != x && indeg_[y] > 0) next = y;
           }
         };
-        if (lo >= 0) scan(lo);
+        if (lo >= 0)
+          scan(lo);
         else
           for (int m = mem_off_[x - n_]; m < mem_off_[x - n_ + 1] && next < 0; ++m) scan(members_[m]);
         x = next;
@@ -273,7 +276,8 @@ TarnawskiResult TarnawskiEvaluator::run(const Placement& pl, bool want_reason) {
       if (x >= 0)
         for (std::size_t k = pos[x]; k < walk.size(); ++k) {
           const int y = walk[k];
-          names += (names.empty() ? "" : " <- ") + (y < n_ ? "op '" + g.op(y).name + "'" : "'" + dev_name(p_, y - n_) + "'");
+          names +=
+              (names.empty() ? "" : " <- ") + (y < n_ ? "op '" + g.op(y).name + "'" : "'" + dev_name(p_, y - n_) + "'");
         }
       return "accelerator sets wait for each other in a cycle (" + names +
              "): each needs another's output before it can start";
@@ -292,7 +296,8 @@ double tarnawski_violation(const Problem& p, const Placement& pl) {
   const Graph& g = p.graph();
   const int n = p.num_ops(), D = p.num_devices();
   if (static_cast<int>(pl.size()) != n)
-    throw Error(g.source(), "", "placement has " + std::to_string(pl.size()) + " entries for " + std::to_string(n) + " ops");
+    throw Error(g.source(), "",
+                "placement has " + std::to_string(pl.size()) + " entries for " + std::to_string(n) + " ops");
   double bad_ops = 0;
   for (int i = 0; i < n; ++i)
     if (!(p.op_time(i, pl[i]) < kInfeasibleTime)) bad_ops += 1;

@@ -16,9 +16,9 @@
 namespace devplace {
 
 struct TarnawskiResult {
-  double latency = 0;      // seconds; +inf when infeasible
+  double latency = 0;  // seconds; +inf when infeasible
   bool feasible = true;
-  std::string reason;      // why infeasible: names the device or op and the violated constraint
+  std::string reason;  // why infeasible: names the device or op and the violated constraint
 };
 
 // REQUIRES: the problem's host is device problem.host() (a cpu); every other device is an

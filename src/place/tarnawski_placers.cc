@@ -331,7 +331,8 @@ class TarnawskiDp : public Placer {
     const double size = static_cast<double>(n) + static_cast<double>(p.graph().num_edges()) + 1;
     const std::int64_t budget =
         o.eval_budget > 0 ? o.eval_budget
-                          : std::max<std::int64_t>(1000, std::min<std::int64_t>(kDefaultEvalBudget, static_cast<std::int64_t>(5e8 / size)));
+                          : std::max<std::int64_t>(1000, std::min<std::int64_t>(kDefaultEvalBudget,
+                                                                                static_cast<std::int64_t>(5e8 / size)));
     std::int64_t evals = 0;
     auto exhausted = [&] { return evals >= budget || out_of_time(); };
     TarnawskiEvaluator eval(p);

@@ -33,9 +33,9 @@ class TarnawskiEvaluator {
   // CSR lists per op: distinct non-resident input tensors, output tensors, predecessor and
   // successor ops (Graph::preds / succs).
   std::vector<int> in_off_, in_t_, out_off_, out_t_, pred_off_, pred_, succ_off_, succ_;
-  std::vector<int> producer_;           // per tensor: producing op or -1 (host-resident input)
-  std::vector<int> cons_off_, cons_;    // per tensor: consumer ops
-  std::vector<int> color_;              // per op: dense colour class id, -1 when none
+  std::vector<int> producer_;         // per tensor: producing op or -1 (host-resident input)
+  std::vector<int> cons_off_, cons_;  // per tensor: consumer ops
+  std::vector<int> color_;            // per op: dense colour class id, -1 when none
   int num_colors_ = 0;
   // Scratch.
   std::vector<int> class_dev_, class_op_, stamp_, mem_off_, members_, indeg_, queue_, fill_;
@@ -49,9 +49,9 @@ class TarnawskiEvaluator {
 // one device and the blocks form a DAG. Block ids are ordered by their smallest op index;
 // members are ascending op indices.
 struct TarnawskiBlocks {
-  std::vector<int> block_of;                    // per op
-  std::vector<std::vector<int>> members;        // per block
-  std::vector<std::vector<int>> succs, preds;   // block DAG, distinct, ascending
+  std::vector<int> block_of;                   // per op
+  std::vector<std::vector<int>> members;       // per block
+  std::vector<std::vector<int>> succs, preds;  // block DAG, distinct, ascending
   int size() const { return static_cast<int>(members.size()); }
 };
 TarnawskiBlocks tarnawski_blocks(const Problem& problem);

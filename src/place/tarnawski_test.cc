@@ -53,8 +53,13 @@ std::unique_ptr<Built> build(const json& j) {
 
 // A node in the file schema (latencies in ms).
 json node(const std::string& name, int id, double cpu, double fpga, double size = 0, int color = -1) {
-  json n = {{"name", name}, {"id", id}, {"supportedOnFpga", true}, {"cpuLatency", cpu}, {"fpgaLatency", fpga},
-            {"isBackwardNode", false}, {"size", size}};
+  json n = {{"name", name},
+            {"id", id},
+            {"supportedOnFpga", true},
+            {"cpuLatency", cpu},
+            {"fpgaLatency", fpga},
+            {"isBackwardNode", false},
+            {"size", size}};
   if (color >= 0) n["colorClass"] = color;
   return n;
 }
@@ -66,10 +71,10 @@ json file(int fpgas, double mem, json nodes, json edges) {
 // cpu -> fpga0 -> cpu. a feeds both b1 and b2 on fpga0 (received once); b2 feeds c1 and c2 on
 // the cpu (sent once); b1 -> b2 stays inside fpga0 (free).
 json chain() {
-  return file(2, 1000,
-              {node("a", 1, 1, 0.1), node("b1", 2, 20, 2), node("b2", 3, 30, 3), node("c1", 4, 4, 0.4),
-               node("c2", 5, 5, 0.5)},
-              {edge(1, 2, 0.5), edge(1, 3, 0.5), edge(2, 3, 0.7), edge(3, 4, 0.25), edge(3, 5, 0.25)});
+  return file(
+      2, 1000,
+      {node("a", 1, 1, 0.1), node("b1", 2, 20, 2), node("b2", 3, 30, 3), node("c1", 4, 4, 0.4), node("c2", 5, 5, 0.5)},
+      {edge(1, 2, 0.5), edge(1, 3, 0.5), edge(2, 3, 0.7), edge(3, 4, 0.25), edge(3, 5, 0.25)});
 }
 
 TEST(TarnawskiLatency, ChainCpuFpgaCpuCountsEachTensorOnce) {
@@ -169,7 +174,8 @@ TEST(TarnawskiLatency, SetsWaitingForEachOtherAreInfeasible) {
   EXPECT_NE(r.reason.find("cycle"), std::string::npos) << r.reason;
   EXPECT_NE(r.reason.find("'fpga0'"), std::string::npos) << r.reason;
   EXPECT_NE(r.reason.find("'fpga1'"), std::string::npos) << r.reason;
-  EXPECT_TRUE(tarnawski_latency(*b->problem, b->place({{"a", "fpga0"}, {"c", "fpga0"}, {"b", "fpga1"}, {"d", "fpga1"}})).feasible);
+  EXPECT_TRUE(tarnawski_latency(*b->problem, b->place({{"a", "fpga0"}, {"c", "fpga0"}, {"b", "fpga1"}, {"d", "fpga1"}}))
+                  .feasible);
 }
 
 TEST(TarnawskiLatency, ColorClassMustShareADevice) {
@@ -324,12 +330,14 @@ TEST(TarnawskiLatency, MatchesNaiveReferenceOnRandomDags) {
 TEST(TarnawskiPlacers, GreedyFillsAcceleratorsInOrder) {
   // Chain a -> b -> c -> d, 60 bytes each, 100 bytes per accelerator, 2 accelerators: a on
   // fpga0, b on fpga1 (a + b would not fit), c and d left for the cpu.
-  auto b = build(file(2, 100, {node("a", 1, 10, 1, 60), node("b", 2, 10, 1, 60), node("c", 3, 10, 1, 60), node("d", 4, 10, 1, 60)},
-                      {edge(1, 2, 0.1), edge(2, 3, 0.1), edge(3, 4, 0.1)}));
+  auto b = build(
+      file(2, 100, {node("a", 1, 10, 1, 60), node("b", 2, 10, 1, 60), node("c", 3, 10, 1, 60), node("d", 4, 10, 1, 60)},
+           {edge(1, 2, 0.1), edge(2, 3, 0.1), edge(3, 4, 0.1)}));
   const Placement g = tarnawski_greedy_placement(*b->problem);
   EXPECT_EQ(g, b->place({{"a", "fpga0"}, {"b", "fpga1"}}));
   // A block too large for an accelerator goes to the cpu and the next one opens a new one.
-  json j = file(3, 100, {node("a", 1, 10, 1, 60), node("b", 2, 10, 1, 160), node("c", 3, 10, 1, 30), node("d", 4, 10, 1, 30)},
+  json j = file(3, 100,
+                {node("a", 1, 10, 1, 60), node("b", 2, 10, 1, 160), node("c", 3, 10, 1, 30), node("d", 4, 10, 1, 30)},
                 {edge(1, 2, 0.1), edge(2, 3, 0.1), edge(3, 4, 0.1)});
   auto b2 = build(j);
   EXPECT_EQ(tarnawski_greedy_placement(*b2->problem), b2->place({{"a", "fpga0"}, {"c", "fpga1"}, {"d", "fpga1"}}));
@@ -338,8 +346,9 @@ TEST(TarnawskiPlacers, GreedyFillsAcceleratorsInOrder) {
 TEST(TarnawskiPlacers, BlocksFuseColorClassesAndTheirCycles) {
   // a(7) -> b -> c(7): class 7 = {a, c}; b sits on a path between them, so the class graph has
   // a cycle {7, b} and all three fuse. d is alone.
-  auto b = build(file(1, 1000, {node("a", 1, 1, 1, 0, 7), node("b", 2, 1, 1), node("c", 3, 1, 1, 0, 7), node("d", 4, 1, 1)},
-                      {edge(1, 2, 0.1), edge(2, 3, 0.1), edge(3, 4, 0.1)}));
+  auto b =
+      build(file(1, 1000, {node("a", 1, 1, 1, 0, 7), node("b", 2, 1, 1), node("c", 3, 1, 1, 0, 7), node("d", 4, 1, 1)},
+                 {edge(1, 2, 0.1), edge(2, 3, 0.1), edge(3, 4, 0.1)}));
   const TarnawskiBlocks blocks = tarnawski_blocks(*b->problem);
   EXPECT_EQ(blocks.size(), 2);
   EXPECT_EQ(blocks.block_of[b->op("a")], blocks.block_of[b->op("b")]);
@@ -388,7 +397,9 @@ TEST(TarnawskiPlacers, RealGraphsDpBeatsCpuOnlyAndGreedy) {
   auto greedy = make_placer("tarnawski-greedy");
   PlaceOptions o;
   o.objective = Objective::tarnawski;
-  std::printf("| graph | ops | cpu-only (ms) | greedy (ms) | tarnawski-dp (ms) | dp vs greedy | dp: ops on cpu, accelerators used | dp time (s) |\n");
+  std::printf(
+      "| graph | ops | cpu-only (ms) | greedy (ms) | tarnawski-dp (ms) | dp vs greedy | dp: ops on cpu, accelerators "
+      "used | dp time (s) |\n");
   std::printf("|---|---|---|---|---|---|---|---|\n");
   for (const char* rel : kFiles) {
     Model m = import_tarnawski(dir + "/" + rel);

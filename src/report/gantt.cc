@@ -12,20 +12,29 @@ namespace devplace {
 
 namespace {
 
-
 // One colour per op class (graph/op_costs.h order).
 const char* class_colour(OpClass c) {
   switch (c) {
-    case OpClass::conv: return "#1f77b4";
-    case OpClass::matmul: return "#d62728";
-    case OpClass::pool: return "#2ca02c";
-    case OpClass::elementwise: return "#ff7f0e";
-    case OpClass::normalization: return "#9467bd";
-    case OpClass::softmax: return "#8c564b";
-    case OpClass::reduce: return "#e377c2";
-    case OpClass::data_movement: return "#17becf";
-    case OpClass::free: return "#bbbbbb";
-    case OpClass::other: return "#7f7f7f";
+    case OpClass::conv:
+      return "#1f77b4";
+    case OpClass::matmul:
+      return "#d62728";
+    case OpClass::pool:
+      return "#2ca02c";
+    case OpClass::elementwise:
+      return "#ff7f0e";
+    case OpClass::normalization:
+      return "#9467bd";
+    case OpClass::softmax:
+      return "#8c564b";
+    case OpClass::reduce:
+      return "#e377c2";
+    case OpClass::data_movement:
+      return "#17becf";
+    case OpClass::free:
+      return "#bbbbbb";
+    case OpClass::other:
+      return "#7f7f7f";
   }
   return "#7f7f7f";
 }
@@ -146,8 +155,9 @@ std::string gantt_svg(const Problem& problem, const Schedule& s, const GanttOpti
   for (int c = 0; c < 10; ++c) {
     if (!seen[c]) continue;
     const auto cls = static_cast<OpClass>(c);
-    std::snprintf(buf, sizeof buf, "<rect x='%d' y='%d' width='10' height='10' fill='%s'/><text x='%d' y='%d'>%s</text>\n",
-                  lx, ly - 9, class_colour(cls), lx + 14, ly, op_class_name(cls));
+    std::snprintf(buf, sizeof buf,
+                  "<rect x='%d' y='%d' width='10' height='10' fill='%s'/><text x='%d' y='%d'>%s</text>\n", lx, ly - 9,
+                  class_colour(cls), lx + 14, ly, op_class_name(cls));
     out += buf;
     lx += 24 + 7 * static_cast<int>(std::string(op_class_name(cls)).size());
   }

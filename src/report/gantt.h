@@ -12,11 +12,11 @@
 namespace devplace {
 
 struct GanttOptions {
-  std::string title;          // empty: "<graph> on <cluster>: <makespan> ms"
-  int width = 1000;           // pixels
-  int lane_height = 46;       // pixels per device lane
+  std::string title;     // empty: "<graph> on <cluster>: <makespan> ms"
+  int width = 1000;      // pixels
+  int lane_height = 46;  // pixels per device lane
   bool draw_transfers = true;
-  int max_transfers = 5000;   // beyond this many, the longest ones are drawn (the SVG stays small)
+  int max_transfers = 5000;  // beyond this many, the longest ones are drawn (the SVG stays small)
 };
 
 // REQUIRES: schedule came from Simulator::run on `problem` (one OpSpan per op). An infeasible

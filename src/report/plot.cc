@@ -11,7 +11,6 @@ namespace {
 
 const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
-
 std::string num(double v) {
   char buf[32];
   if (v != 0 && (std::fabs(v) >= 1e5 || std::fabs(v) < 1e-2))
@@ -107,7 +106,8 @@ std::string line_chart_svg(const std::vector<Series>& series, const ChartOptions
   return out + "</svg>\n";
 }
 
-std::string two_panel_svg(const std::string& title, const std::string& x_label, const Series& top, const Series& bottom) {
+std::string two_panel_svg(const std::string& title, const std::string& x_label, const Series& top,
+                          const Series& bottom) {
   ChartOptions a{title, x_label, top.name}, b{"", x_label, bottom.name};
   std::string out = open_svg(a.width, 2 * a.height);
   panel(out, {top}, a, 0, a.height);
@@ -118,11 +118,16 @@ std::string two_panel_svg(const std::string& title, const std::string& x_label, 
 std::string xml_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else if (c == '\'') o += "&apos;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else if (c == '\'')
+      o += "&apos;";
+    else
+      o += c;
   }
   return o;
 }

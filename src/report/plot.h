@@ -21,7 +21,8 @@ struct ChartOptions {
 // One panel with several series (distinct colours, legend).
 std::string line_chart_svg(const std::vector<Series>& series, const ChartOptions& options);
 // Two stacked panels sharing the x axis (e.g. reward above, best latency below).
-std::string two_panel_svg(const std::string& title, const std::string& x_label, const Series& top, const Series& bottom);
+std::string two_panel_svg(const std::string& title, const std::string& x_label, const Series& top,
+                          const Series& bottom);
 
 // `s` escaped for SVG/XML text and attribute values (< > & ').
 std::string xml_escape(const std::string& s);

@@ -15,9 +15,12 @@ namespace {
 std::string cell_escape(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '|') o += "\\|";
-    else if (c == '\n' || c == '\r') o += ' ';
-    else o += c;
+    if (c == '|')
+      o += "\\|";
+    else if (c == '\n' || c == '\r')
+      o += ' ';
+    else
+      o += c;
   }
   return o;
 }
@@ -76,9 +79,12 @@ std::string fmt_gap(double fraction) {
 std::string fmt_seconds(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "-";
   char buf[32];
-  if (seconds < 0.001) std::snprintf(buf, sizeof buf, "<0.001");
-  else if (seconds < 10) std::snprintf(buf, sizeof buf, "%.3f", seconds);
-  else std::snprintf(buf, sizeof buf, "%.1f", seconds);
+  if (seconds < 0.001)
+    std::snprintf(buf, sizeof buf, "<0.001");
+  else if (seconds < 10)
+    std::snprintf(buf, sizeof buf, "%.3f", seconds);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f", seconds);
   return buf;
 }
 
@@ -149,8 +155,10 @@ MachineInfo machine_info(const std::string& repo_dir) {
   }
   const std::string git = "git -C '" + repo_dir + "' ";
   m.commit = first_line_of(git + "rev-parse HEAD 2>/dev/null");
-  if (m.commit.empty()) m.commit = "unknown";
-  else m.dirty = !first_line_of(git + "status --porcelain 2>/dev/null").empty();
+  if (m.commit.empty())
+    m.commit = "unknown";
+  else
+    m.dirty = !first_line_of(git + "status --porcelain 2>/dev/null").empty();
   return m;
 }
 

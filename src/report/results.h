@@ -27,14 +27,14 @@ std::string fmt_seconds(double seconds);
 
 // One method on one model, as the main table shows it.
 struct ResultCell {
-  bool ran = false;           // false: not run (shown as "-")
-  std::string error;          // the placer refused or is unknown (shown as "n/a", listed below)
-  bool feasible = true;       // false: the placement breaks a limit (shown as "infeasible")
-  std::string reason;         // why infeasible (listed below the table)
-  double latency = 0;         // seconds
-  double speedup = 0;         // reference latency / latency
-  double gap = 0;             // latency / lower bound - 1
-  double seconds = 0;         // placement or training wall time
+  bool ran = false;      // false: not run (shown as "-")
+  std::string error;     // the placer refused or is unknown (shown as "n/a", listed below)
+  bool feasible = true;  // false: the placement breaks a limit (shown as "infeasible")
+  std::string reason;    // why infeasible (listed below the table)
+  double latency = 0;    // seconds
+  double speedup = 0;    // reference latency / latency
+  double gap = 0;        // latency / lower bound - 1
+  double seconds = 0;    // placement or training wall time
 };
 
 // Rows = methods, columns = models; cells[method][model].
@@ -55,9 +55,9 @@ std::string short_error(const std::string& message, std::size_t max_chars = 160)
 
 struct MachineInfo {
   int cores = 0;
-  std::string cpu_model;   // from /proc/cpuinfo, "unknown" if unreadable
-  std::string commit;      // `git rev-parse HEAD` in `repo_dir`, "unknown" if unavailable
-  bool dirty = false;      // the working tree has uncommitted changes
+  std::string cpu_model;  // from /proc/cpuinfo, "unknown" if unreadable
+  std::string commit;     // `git rev-parse HEAD` in `repo_dir`, "unknown" if unavailable
+  bool dirty = false;     // the working tree has uncommitted changes
 };
 MachineInfo machine_info(const std::string& repo_dir);
 

@@ -21,8 +21,13 @@ std::string chrome_trace_json(const Problem& problem, const Schedule& s) {
   for (int i = 0; i < static_cast<int>(s.ops.size()); ++i) {
     const auto& sp = s.ops[i];
     const Op& op = g.op(i);
-    events.push_back({{"ph", "X"}, {"name", op.name}, {"cat", op.type}, {"pid", sp.device}, {"tid", 0},
-                      {"ts", sp.start * 1e6}, {"dur", (sp.end - sp.start) * 1e6},
+    events.push_back({{"ph", "X"},
+                      {"name", op.name},
+                      {"cat", op.type},
+                      {"pid", sp.device},
+                      {"tid", 0},
+                      {"ts", sp.start * 1e6},
+                      {"dur", (sp.end - sp.start) * 1e6},
                       {"args", {{"type", op.type}, {"flops", op.flops}}}});
   }
   // Links get their own lanes after the devices, named "src -> dst".
@@ -35,11 +40,17 @@ std::string chrome_trace_json(const Problem& problem, const Schedule& s) {
       name_process(pid, c.devices[tr.src].name + " -> " + c.devices[tr.dst].name);
     }
     const Tensor& t = g.tensor(tr.tensor);
-    events.push_back({{"ph", "X"}, {"name", t.name}, {"cat", "transfer"}, {"pid", pid}, {"tid", 0},
-                      {"ts", tr.start * 1e6}, {"dur", (tr.end - tr.start) * 1e6},
+    events.push_back({{"ph", "X"},
+                      {"name", t.name},
+                      {"cat", "transfer"},
+                      {"pid", pid},
+                      {"tid", 0},
+                      {"ts", tr.start * 1e6},
+                      {"dur", (tr.end - tr.start) * 1e6},
                       {"args", {{"bytes", problem.tensor_bytes(tr.tensor)}}}});
   }
-  json j = {{"traceEvents", events}, {"displayTimeUnit", "ms"},
+  json j = {{"traceEvents", events},
+            {"displayTimeUnit", "ms"},
             {"otherData", {{"model", g.name()}, {"cluster", c.name}, {"makespan_ms", s.makespan * 1e3}}}};
   return j.dump() + "\n";
 }

@@ -5,10 +5,9 @@
 #include <string>
 #include <vector>
 
-namespace devplace {
+#include "devplace/types.h"
 
-// Device index for every op, indexed like Graph::ops() (topological order).
-using Placement = std::vector<int>;
+namespace devplace {
 
 // True when every op is on one device (and there is at least one op).
 inline bool is_single_device(const Placement& p) {
@@ -29,12 +28,12 @@ struct TransferSpan {
 };
 
 struct Schedule {
-  double makespan = 0;                  // seconds; +inf when an op cannot run where placed
-  bool feasible = true;                 // false: unsupported op or memory overflow
-  std::string infeasible_reason;        // names the device and the amount, or the op
-  std::vector<OpSpan> ops;              // per op
-  std::vector<TransferSpan> transfers;  // in the order they were issued
-  std::vector<double> busy;             // per device: seconds spent running ops
+  double makespan = 0;                    // seconds; +inf when an op cannot run where placed
+  bool feasible = true;                   // false: unsupported op or memory overflow
+  std::string infeasible_reason;          // names the device and the amount, or the op
+  std::vector<OpSpan> ops;                // per op
+  std::vector<TransferSpan> transfers;    // in the order they were issued
+  std::vector<double> busy;               // per device: seconds spent running ops
   std::vector<std::int64_t> peak_memory;  // per device: weights + peak live activations (bytes)
   std::vector<std::int64_t> overflow;     // per device: bytes over capacity (0 if within)
   // Sum of overflow over devices; learned placers penalise in proportion to it.

@@ -17,7 +17,6 @@ std::int64_t Schedule::total_overflow() const {
 
 namespace {
 
-
 // Min-heap order: earlier first; at equal times finishes before readies (a device freed at t
 // can take an op that became ready at t), then lower op index.
 struct EventLater {
@@ -84,10 +83,12 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
 void Simulator::check(const Placement& p) const {
   const Graph& g = problem_.graph();
   if (static_cast<int>(p.size()) != n_)
-    throw Error(g.source(), "", "placement has " + std::to_string(p.size()) + " entries for " + std::to_string(n_) + " ops");
+    throw Error(g.source(), "",
+                "placement has " + std::to_string(p.size()) + " entries for " + std::to_string(n_) + " ops");
   for (int i = 0; i < n_; ++i)
     if (p[i] < 0 || p[i] >= D_)
-      throw Error(g.source(), g.op(i).name, "placed on device index " + std::to_string(p[i]) + " of " + std::to_string(D_));
+      throw Error(g.source(), g.op(i).name,
+                  "placed on device index " + std::to_string(p[i]) + " of " + std::to_string(D_));
 }
 
 bool Simulator::simulate(const Placement& p, int& bad_op) {
@@ -224,9 +225,8 @@ bool Simulator::memory(const Placement& p, std::vector<std::int64_t>& peak, std:
       for (int dd = 0; dd < D_; ++dd)
         if (holds[dd] && release[dd] < inf) deltas.push_back({std::max(release[dd], op_end_[i]), -b, dd});
     }
-  std::sort(deltas.begin(), deltas.end(), [](const Delta& a, const Delta& b) {
-    return a.time != b.time ? a.time < b.time : a.bytes < b.bytes;
-  });
+  std::sort(deltas.begin(), deltas.end(),
+            [](const Delta& a, const Delta& b) { return a.time != b.time ? a.time < b.time : a.bytes < b.bytes; });
   std::vector<std::int64_t> live(D_, 0), max_live(D_, 0);
   for (const auto& dl : deltas) {
     live[dl.device] += dl.bytes;
@@ -264,8 +264,8 @@ Schedule Simulator::run(const Placement& p) {
   if (!simulate(p, bad)) {
     s.feasible = false;
     s.makespan = kInfeasibleTime;
-    s.infeasible_reason = "op '" + g.op(bad).name + "' (" + g.op(bad).type + ") cannot run on device '" +
-                          c.devices[p[bad]].name + "'";
+    s.infeasible_reason =
+        "op '" + g.op(bad).name + "' (" + g.op(bad).type + ") cannot run on device '" + c.devices[p[bad]].name + "'";
     return s;
   }
   s.ops.resize(n_);

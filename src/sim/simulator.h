@@ -39,17 +39,16 @@ class Simulator {
   // Runs the event loop; fills op_start_/op_end_/transfers_. Returns false if an op cannot run.
   bool simulate(const Placement& p, int& bad_op);
   // Peak memory per device from the last simulate(); returns true if within every capacity.
-  bool memory(const Placement& p, std::vector<std::int64_t>& peak, std::vector<std::int64_t>& overflow,
-              bool exact);
+  bool memory(const Placement& p, std::vector<std::int64_t>& peak, std::vector<std::int64_t>& overflow, bool exact);
 
   const Problem& problem_;
   int n_, D_;
   // Static structure in CSR form.
-  std::vector<int> in_off_, in_tensor_;     // op -> distinct produced input tensors
-  std::vector<int> out_off_, out_tensor_;   // op -> output tensors
-  std::vector<int> cons_off_, cons_op_;     // tensor -> consumer ops
-  std::vector<int> producer_;               // tensor -> op or -1
-  std::vector<std::int64_t> act_bytes_;     // tensor -> bytes, 0 for resident tensors
+  std::vector<int> in_off_, in_tensor_;    // op -> distinct produced input tensors
+  std::vector<int> out_off_, out_tensor_;  // op -> output tensors
+  std::vector<int> cons_off_, cons_op_;    // tensor -> consumer ops
+  std::vector<int> producer_;              // tensor -> op or -1
+  std::vector<std::int64_t> act_bytes_;    // tensor -> bytes, 0 for resident tensors
   // Scratch.
   std::vector<int> pending_;
   std::vector<double> ready_time_, op_start_, op_end_, link_free_, arrival_;

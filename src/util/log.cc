@@ -2,33 +2,96 @@
 
 #include <unistd.h>
 
+#include <cstdarg>
 #include <cstdio>
 #include <map>
+#include <mutex>
 
 namespace devplace::log {
 namespace {
-bool g_quiet = false;
-std::map<std::string, std::size_t>& counts() {
-  static std::map<std::string, std::size_t> c;
-  return c;
+
+struct State {
+  std::mutex mutex;
+  bool quiet = false;
+  Sink sink;  // empty members: the default behaviour
+  std::map<std::string, std::size_t> counts;
+};
+
+State& state() {
+  static State s;
+  return s;
 }
+
 }  // namespace
 
-void set_quiet(bool q) { g_quiet = q; }
-bool quiet() { return g_quiet; }
+Sink set_sink(Sink sink) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  std::swap(s.sink, sink);
+  return sink;
+}
+
+void set_quiet(bool q) {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  s.quiet = q;
+}
+
+bool quiet() {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  return s.quiet;
+}
 
 void warn(const std::string& key, const std::string& message) {
-  auto& c = counts();
-  if (c[key]++ == 0 && !g_quiet) std::fprintf(stderr, "warning: %s\n", message.c_str());
+  State& s = state();
+  std::unique_lock lock(s.mutex);
+  if (s.sink.warning) {
+    auto sink = s.sink.warning;  // called unlocked: a sink may log itself
+    lock.unlock();
+    sink(key, message);
+    return;
+  }
+  if (s.counts[key]++ == 0 && !s.quiet) std::fprintf(stderr, "warning: %s\n", message.c_str());
+}
+
+void info(const std::string& message) {
+  State& s = state();
+  std::unique_lock lock(s.mutex);
+  if (s.sink.info) {
+    auto sink = s.sink.info;
+    lock.unlock();
+    sink(message);
+    return;
+  }
+  if (!s.quiet) std::fprintf(stderr, "%s\n", message.c_str());
+}
+
+void infof(const char* format, ...) {
+  char buf[1024];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  std::string line = buf;
+  if (!line.empty() && line.back() == '\n') line.pop_back();
+  info(line);
 }
 
 void flush_warnings() {
-  for (auto& [key, n] : counts())
-    if (n > 1 && !g_quiet) std::fprintf(stderr, "warning: (%zu more like '%s')\n", n - 1, key.c_str());
-  counts().clear();
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  for (auto& [key, n] : s.counts)
+    if (n > 1 && !s.quiet) std::fprintf(stderr, "warning: (%zu more like '%s')\n", n - 1, key.c_str());
+  s.counts.clear();
 }
 
-bool progress_enabled() { return !g_quiet && isatty(fileno(stderr)); }
+bool progress_enabled() {
+  State& s = state();
+  std::lock_guard lock(s.mutex);
+  if (s.sink.progress) return true;
+  return !s.quiet && isatty(fileno(stderr));
+}
 
 Progress::Progress(std::string label, std::size_t total)
     : label_(std::move(label)), total_(total), active_(progress_enabled()) {}
@@ -37,6 +100,14 @@ Progress::~Progress() { finish(); }
 
 void Progress::update(std::size_t done, const std::string& status) {
   if (!active_) return;
+  State& s = state();
+  std::unique_lock lock(s.mutex);
+  if (s.sink.progress) {
+    auto sink = s.sink.progress;
+    lock.unlock();
+    sink(label_, done, total_, status);
+    return;
+  }
   const int width = 24;
   int filled = total_ ? static_cast<int>(width * done / total_) : width;
   std::string bar(filled, '#');
@@ -46,8 +117,17 @@ void Progress::update(std::size_t done, const std::string& status) {
 }
 
 void Progress::finish() {
-  if (active_ && !finished_) std::fprintf(stderr, "\n");
+  if (!active_ || finished_) return;
   finished_ = true;
+  State& s = state();
+  std::unique_lock lock(s.mutex);
+  if (s.sink.progress) {
+    auto sink = s.sink.progress;
+    lock.unlock();
+    sink(label_, total_, total_, "done");
+    return;
+  }
+  std::fprintf(stderr, "\n");
 }
 
 }  // namespace devplace::log

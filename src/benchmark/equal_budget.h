@@ -1,4 +1,5 @@
-// The equal-budget comparison of `devplace bench --equal-budget` (bench_equal_budget.cc).
+// The equal-budget comparison of `devplace bench --equal-budget`: HSDAG against its controls
+// (uniform random policy, local search, HEFT) at equal reward-evaluation budgets.
 #pragma once
 
 #include <cstdint>
@@ -6,9 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/command_list.h"
-
-namespace devplace::cli {
+namespace devplace {
 
 struct EqualBudgetOptions {
   std::string out = "docs";
@@ -17,11 +16,12 @@ struct EqualBudgetOptions {
   std::vector<std::uint64_t> seeds = {1, 2, 3, 4, 5};
   // Best known latencies (s), printed beside the table: local search, 200,000 evaluations,
   // best of seeds 1-5 (shared/learning-notes.md).
-  std::map<std::string, double> best_known = {{"resnet50", 4.379e-3}, {"inception_v3", 4.858e-3}, {"bert_base", 10.825e-3}};
+  std::map<std::string, double> best_known = {
+      {"resnet50", 4.379e-3}, {"inception_v3", 4.858e-3}, {"bert_base", 10.825e-3}};
 };
 
 // Runs every method at every budget and seed; writes <out>/equal-budget.md and .csv (after
 // every model, so a run that dies late keeps what it did).
 void run_equal_budget(const EqualBudgetOptions& options);
 
-}  // namespace devplace::cli
+}  // namespace devplace

@@ -1,0 +1,115 @@
+// devplace's public C++ API: load a model onto a cluster, place it by any placer's name, judge
+// or simulate the placement, train HSDAG on it, run it for real. Everything here throws only
+// devplace::Error (devplace/error.h): bad input names the file, the node and the problem.
+//
+//   devplace::Workload w = devplace::Workload::load({.model = "resnet50", .cluster = "paper"});
+//   devplace::Placement p = devplace::place(w, "heft");
+//   double ms = devplace::judge(w, p).latency * 1e3;
+//
+// Thread safety: a Workload is immutable after load and may be shared between threads; each
+// call below is independent. Learned placers and train() scope LibTorch's thread count and
+// default generator to the call (restored afterwards), so two of them must not run at once in
+// one process. Logging and progress go through devplace/log.h's replaceable sink.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "devplace/error.h"
+#include "devplace/types.h"
+
+namespace devplace {
+
+class Problem;  // internal: graph + cluster + costs
+
+struct WorkloadSpec {
+  std::string model;  // a model file (ONNX, OpenVINO IR .xml, devplace or Tarnawski JSON) or a bundled name
+  std::vector<std::string> inputs;  // input shape bindings, "name=1,3,224,224"
+  std::string cluster;              // a cluster file (TOML/JSON) or preset name; empty: the model's own, else "paper"
+  std::string costs;                // optional cost table (JSON) overriding the cost model for the ops it names
+};
+
+// A model placed on a cluster: the graph, the devices and the cost of every op on every device.
+class Workload {
+ public:
+  static Workload load(const WorkloadSpec& spec);
+  ~Workload();
+  Workload(Workload&&) noexcept;
+  Workload& operator=(Workload&&) noexcept;
+
+  const std::string& model_name() const;
+  const std::string& cluster_name() const;
+  const std::string& cluster_spec() const;        // the file or preset the cluster came from
+  std::vector<std::string> op_names() const;      // in Placement order
+  std::vector<std::string> device_names() const;  // device index -> name
+  int num_ops() const;
+  int num_devices() const;
+  // For code built inside devplace's tree: the internal problem (cost/cost_model.h).
+  const Problem& problem() const;
+
+ private:
+  struct Impl;
+  explicit Workload(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Every placer's name, classical and learned ("<device>-only" also works for each device).
+std::vector<std::string> placer_names();
+
+// Places `w` with the named placer. Learned placers train on the call (options.eval_budget
+// bounds their reward evaluations; options.policy_file places zero-shot with a trained policy).
+Placement place(const Workload& w, const std::string& algorithm, const PlaceOptions& options = {});
+
+// The latency of `placement` under `objective` (infeasible: +inf and why).
+Verdict judge(const Workload& w, const Placement& placement, Objective objective = Objective::simulator);
+
+// Writes `placement` as a devplace placement file (JSON, op name -> device name), atomically.
+void write_placement(const Workload& w, const Placement& placement, const std::string& path);
+// Reads a placement file; throws Error naming the file and op for unknown ops or devices.
+Placement read_placement(const Workload& w, const std::string& path);
+
+struct TrainOptions {
+  std::string preset = "default";  // "default" (ours, docs/hsdag.md) or "paper"
+  int episodes = 0;                // 0: the preset's
+  int samples = 0;                 // placements sampled per episode; 0: the preset's
+  std::uint64_t seed = 1;
+  Objective objective = Objective::simulator;
+  std::string checkpoint_dir;  // empty: no checkpoints
+  bool resume = false;         // continue from checkpoint_dir
+  std::string save_policy;     // write the trained policy here (for PlaceOptions::policy_file)
+};
+
+// What HSDAG's training produced, each placement with the reward evaluations it cost.
+struct TrainSummary {
+  Placement policy;           // the trained policy's own (greedy) placement
+  double policy_latency = 0;  // seconds, under TrainOptions::objective
+  Placement best_sampled;     // the best placement sampled in training
+  double best_sampled_latency = 0;
+  long long evaluations = 0;  // reward evaluations of training
+  int episodes = 0;           // episodes completed
+  double seconds = 0;         // wall time
+};
+
+// Trains HSDAG on `w` (no annealing polish: the policy's own results).
+TrainSummary train(const Workload& w, const TrainOptions& options = {});
+
+struct ExecuteOptions {
+  int warmup = 1;
+  int runs = 5;
+  int threads = 1;         // intra-op threads per CPU worker
+  std::uint64_t seed = 1;  // random weights and inputs
+};
+
+struct ExecutionResult {
+  double median = 0, min = 0, max = 0;  // seconds over the timed runs
+  std::vector<double> samples;
+  int copies = 0;  // tensors copied between workers in a run
+};
+
+// Runs the placed ONNX model for real, one worker per device of the cluster (cpu:N / cuda:N as
+// the cluster names them), and times it. Throws Error for models that are not ONNX and for
+// clusters whose devices this machine lacks.
+ExecutionResult execute(const Workload& w, const Placement& placement, const ExecuteOptions& options = {});
+
+}  // namespace devplace

@@ -1,0 +1,118 @@
+// The public API (include/devplace/devplace.h) over the modules: io loads, the placer registry
+// places, place/ judges, learn/ trains, exec/ runs.
+#include "devplace/devplace.h"
+
+#include <cmath>
+
+#include "cost/cost_model.h"
+#include "exec/executor.h"
+#include "exec/measure.h"
+#include "io/model.h"
+#include "io/placement_io.h"
+#include "learn/hsdag.h"
+#include "learn/learned_placers.h"
+#include "place/placer.h"
+
+namespace devplace {
+
+struct Workload::Impl {
+  Model model;
+  std::string cluster_spec;
+  std::unique_ptr<Problem> problem;  // references model.graph
+};
+
+Workload::Workload(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Workload::~Workload() = default;
+Workload::Workload(Workload&&) noexcept = default;
+Workload& Workload::operator=(Workload&&) noexcept = default;
+
+Workload Workload::load(const WorkloadSpec& spec) {
+  auto impl = std::make_unique<Impl>();
+  ImportOptions io;
+  for (const auto& b : spec.inputs) io.input_shapes.insert(parse_input_binding(b));
+  impl->model = load_model(spec.model, io);
+  Cluster cluster = resolve_cluster(impl->model, spec.cluster, &impl->cluster_spec);
+  CostTable table = merged_costs(impl->model, cluster, spec.costs);
+  impl->problem = std::make_unique<Problem>(impl->model.graph, std::move(cluster), table.empty() ? nullptr : &table);
+  return Workload(std::move(impl));
+}
+
+const std::string& Workload::model_name() const { return impl_->model.graph.name(); }
+const std::string& Workload::cluster_name() const { return impl_->problem->cluster().name; }
+const std::string& Workload::cluster_spec() const { return impl_->cluster_spec; }
+int Workload::num_ops() const { return impl_->problem->num_ops(); }
+int Workload::num_devices() const { return impl_->problem->num_devices(); }
+const Problem& Workload::problem() const { return *impl_->problem; }
+
+std::vector<std::string> Workload::op_names() const {
+  std::vector<std::string> names;
+  for (const auto& op : impl_->model.graph.ops()) names.push_back(op.name);
+  return names;
+}
+
+std::vector<std::string> Workload::device_names() const {
+  std::vector<std::string> names;
+  for (const auto& d : impl_->problem->cluster().devices) names.push_back(d.name);
+  return names;
+}
+
+std::vector<std::string> placer_names() { return all_placers().names(); }
+
+Placement place(const Workload& w, const std::string& algorithm, const PlaceOptions& options) {
+  return all_placers().make(w.problem(), algorithm, options)->place(w.problem(), options);
+}
+
+Verdict judge(const Workload& w, const Placement& placement, Objective objective) {
+  if (placement.size() != static_cast<std::size_t>(w.num_ops()))
+    throw Error(
+        "", w.model_name(),
+        "placement has " + std::to_string(placement.size()) + " devices for " + std::to_string(w.num_ops()) + " ops");
+  for (int d : placement)
+    if (d < 0 || d >= w.num_devices())
+      throw Error(
+          "", w.model_name(),
+          "placement names device " + std::to_string(d) + " of a cluster with " + std::to_string(w.num_devices()));
+  return judge(w.problem(), placement, objective);
+}
+
+void write_placement(const Workload& w, const Placement& placement, const std::string& path) {
+  const Verdict v = judge(w, placement);
+  PlacementInfo info;
+  info.model = w.model_name(), info.cluster = w.cluster_name(), info.algorithm = "api";
+  info.makespan = v.feasible ? v.latency : 0;
+  write_placement(path, w.problem().graph(), w.problem().cluster(), placement, info);
+}
+
+Placement read_placement(const Workload& w, const std::string& path) {
+  return read_placement(path, w.problem().graph(), w.problem().cluster());
+}
+
+TrainSummary train(const Workload& w, const TrainOptions& options) {
+  HsdagConfig c = hsdag_preset(options.preset);
+  if (options.episodes > 0) c.episodes = options.episodes;
+  if (options.samples > 0) c.samples = options.samples;
+  c.seed = options.seed;
+  c.refine_evals = 0;
+  c.checkpoint_dir = options.checkpoint_dir, c.resume = options.resume, c.save_policy = options.save_policy;
+  std::unique_ptr<Reward> reward = make_reward(w.problem(), options.objective);
+  const TrainResult r = train_hsdag(w.problem(), *reward, c);
+  TrainSummary s;
+  s.policy = r.greedy, s.policy_latency = r.greedy_latency;
+  s.best_sampled = r.sampled, s.best_sampled_latency = r.sampled_latency;
+  s.evaluations = r.evaluations, s.episodes = r.episodes, s.seconds = r.seconds;
+  return s;
+}
+
+ExecutionResult execute(const Workload& w, const Placement& placement, const ExecuteOptions& options) {
+  judge(w, placement);  // checks the placement's shape
+  if (options.runs < 1) throw Error("", w.model_name(), "execute: runs must be at least 1");
+  ExecOptions o;
+  o.intra_op_threads = options.threads, o.seed = options.seed;
+  Executor ex(w.problem().graph(), workers_for_cluster(w.problem().cluster(), w.cluster_spec()), o);
+  const Measurement m = measure(ex, placement, options.warmup, options.runs);
+  ExecutionResult r;
+  r.median = m.median, r.min = m.min, r.max = m.max, r.samples = m.samples, r.copies = m.last.copies;
+  return r;
+}
+
+}  // namespace devplace
