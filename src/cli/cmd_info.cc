@@ -22,11 +22,16 @@ void add_info_command(CLI::App& app) {
     std::int64_t params = 0;
     std::map<std::string, int> hist;
     int unknown_shapes = 0;
+    // Folded: evaluated once at load time by a runtime (Constant ops, constant subgraphs, shape
+    // arithmetic on static shapes: graph/static_folding.h), so no per-inference cost.
+    std::map<std::string, int> folded;
+    int folded_ops = 0;
     for (const Op& op : g.ops()) {
       flops += op.flops;
       macs += op.macs;
       params += op.weight_bytes;
       ++hist[op.type];
+      if (is_folded(g, op)) ++folded[op.type], ++folded_ops;
     }
     for (const Tensor& t : g.tensors())
       if (!t.shape_known() && t.fixed_bytes < 0) ++unknown_shapes;
@@ -37,7 +42,7 @@ void add_info_command(CLI::App& app) {
           {"model", g.name()},      {"file", g.source()},         {"ops", g.num_ops()},
           {"edges", g.num_edges()}, {"tensors", g.num_tensors()}, {"flops", flops},
           {"macs", macs},           {"weight_bytes", params},     {"tensors_with_unknown_dims", unknown_shapes},
-          {"op_types", hist}};
+          {"op_types", hist},       {"folded_ops", folded_ops},   {"folded_op_types", folded}};
       if (m.cluster) j["own_cluster"] = m.cluster->name;
       std::printf("%s\n", j.dump(2).c_str());
       return;
@@ -46,6 +51,12 @@ void add_info_command(CLI::App& app) {
     std::printf("ops         %d\nedges       %zu\ntensors     %d\n", g.num_ops(), g.num_edges(), g.num_tensors());
     std::printf("FLOPs       %.3f G (%.3f GMACs in Conv/MatMul/Gemm; 1 MAC = 2 FLOPs)\n", flops / 1e9, macs / 1e9);
     std::printf("weights     %.2f MiB\n", static_cast<double>(params) / 1048576.0);
+    if (folded_ops) {
+      std::printf("folded      %d ops evaluated once at load time (", folded_ops);
+      const char* sep = "";
+      for (auto& [type, n] : folded) std::printf("%s%s %d", sep, type.c_str(), n), sep = ", ";
+      std::printf("): no cost per inference\n");
+    }
     if (unknown_shapes)
       std::printf("unknown     %d tensors keep dynamic dims (bind them with --input)\n", unknown_shapes);
     if (m.cluster) std::printf("devices     the file defines its own cluster '%s'\n", m.cluster->name.c_str());

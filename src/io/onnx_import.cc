@@ -10,6 +10,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include "graph/op_costs.h"
+#include "graph/static_folding.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log.h"
@@ -208,6 +209,9 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source, con
   }
 
   g.finalize();
+  // What ONNX Runtime folds before the first inference (constant subgraphs, shape arithmetic
+  // on static shapes) costs nothing per inference: graph/static_folding.h.
+  fold_static_values(g);
   annotate_costs(g);
   return g;
 }

@@ -77,8 +77,11 @@ TEST(OnnxImport, InputBindingChangesSequenceLength) {
   const double s = 256;
   const double expected = 12 * (4 * s * 768 * 768 + 2 * s * 768 * 3072 + 2 * s * s * 768);
   EXPECT_NEAR(total_gmacs(g) * 1e9, expected, expected * 1e-9);
-  for (const Tensor& t : g.tensors())
-    if (t.is_graph_output) EXPECT_EQ(t.shape, (Shape{1, 256, 768}));
+  for (const Tensor& t : g.tensors()) {
+    if (t.is_graph_output) {
+      EXPECT_EQ(t.shape, (Shape{1, 256, 768}));
+    }
+  }
 }
 
 TEST(OnnxImport, BadBindingNamesTheInput) {
@@ -168,6 +171,78 @@ TEST(OnnxImport, DanglingInputNamesFileAndNode) {
     EXPECT_EQ(e.file(), "tiny.onnx");
     EXPECT_EQ(e.node(), "mm");
   }
+}
+
+// x.view(x.size(0), -1) @ w as torch.onnx exports it (opset 17): Shape -> Gather(Constant 0) ->
+// Unsqueeze(Constant axes) -> Concat with Constant [-1] -> Reshape -> MatMul. With x bound to a
+// static shape the shape arithmetic folds (no cost per inference) and ONNX's data propagation
+// gives the Reshape a static shape, so the MatMul's MACs are exact.
+TEST(OnnxImport, ShapeArithmeticOnStaticInputsFoldsAndLeavesNoUnknownDims) {
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  auto* x = g->add_input();
+  x->set_name("x");
+  auto* xt = x->mutable_type()->mutable_tensor_type();
+  xt->set_elem_type(onnx::TensorProto::FLOAT);
+  xt->mutable_shape()->add_dim()->set_dim_param("batch");
+  for (int d : {3, 4, 4}) xt->mutable_shape()->add_dim()->set_dim_value(d);
+  g->add_output()->set_name("y");
+  auto* w = g->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(48);
+  w->add_dims(10);
+  auto constant = [&](const std::string& out, std::vector<std::int64_t> values) {
+    auto* n = g->add_node();
+    n->set_op_type("Constant");
+    n->add_output(out);
+    auto* a = n->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    auto* t = a->mutable_t();
+    t->set_data_type(onnx::TensorProto::INT64);
+    if (values.size() != 1 || out == "axes" || out == "minus_one")
+      t->add_dims(static_cast<std::int64_t>(values.size()));
+    for (auto v : values) t->add_int64_data(v);
+  };
+  auto node = [&](const std::string& type, std::vector<std::string> ins, const std::string& out) {
+    auto* n = g->add_node();
+    n->set_op_type(type);
+    for (auto& i : ins) n->add_input(i);
+    n->add_output(out);
+  };
+  node("Shape", {"x"}, "s");
+  constant("zero", {0});
+  node("Gather", {"s", "zero"}, "n");
+  constant("axes", {0});
+  node("Unsqueeze", {"n", "axes"}, "n1");
+  constant("minus_one", {-1});
+  auto* cat = g->add_node();
+  cat->set_op_type("Concat");
+  cat->add_input("n1");
+  cat->add_input("minus_one");
+  cat->add_output("shape");
+  auto* axis = cat->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  node("Reshape", {"x", "shape"}, "flat");
+  node("MatMul", {"flat", "w"}, "y");
+
+  ImportOptions opts;
+  opts.input_shapes["x"] = {2, 3, 4, 4};
+  Graph gr = import_onnx_bytes(m.SerializeAsString(), "view.onnx", opts);
+  int folded = 0, unknown = 0;
+  for (const Op& op : gr.ops()) folded += is_folded(gr, op) && op.type != "Constant";
+  for (const Tensor& t : gr.tensors()) unknown += !t.shape_known();
+  EXPECT_EQ(folded, 4);  // Shape, Gather, Unsqueeze, Concat
+  EXPECT_EQ(unknown, 0);
+  EXPECT_EQ(gr.tensor(gr.find_tensor("flat")).shape, (Shape{2, 48}));
+  EXPECT_DOUBLE_EQ(gr.op(gr.find_op("MatMul_8")).macs, 2 * 48 * 10);
+  EXPECT_FALSE(is_folded(gr, gr.op(gr.find_op("Reshape_7"))));
+  EXPECT_EQ(gr.op(gr.find_op("Shape_0")).flops, 0);
 }
 
 }  // namespace

@@ -31,14 +31,15 @@ GraphTensors GraphTensors::build(int nodes, std::vector<std::pair<int, int>> edg
   return g;
 }
 
-HsdagNetImpl::HsdagNetImpl(int features, int hidden, int devices, int gcn_layers, int pool_gcn_layers, int pool_levels,
-                           double edge_threshold, double dropout, bool node_policy, bool mutual)
-    : pool_levels_(pool_levels),
-      pool_gcn_layers_(pool_gcn_layers),
-      threshold_(edge_threshold),
-      dropout_(dropout),
-      node_policy_(node_policy),
-      mutual_(mutual) {
+HsdagNetImpl::HsdagNetImpl(const HsdagNetSpec& spec)
+    : pool_levels_(spec.pool_levels),
+      pool_gcn_layers_(spec.pool_gcn_layers),
+      threshold_(spec.edge_threshold),
+      dropout_(spec.dropout),
+      node_policy_(spec.node_policy),
+      mutual_(spec.mutual) {
+  const int features = spec.features, hidden = spec.hidden, devices = spec.devices;
+  const int gcn_layers = spec.gcn_layers, pool_levels = spec.pool_levels, pool_gcn_layers = spec.pool_gcn_layers;
   in1_ = register_module("in1", torch::nn::Linear(features, hidden));
   in2_ = register_module("in2", torch::nn::Linear(hidden, hidden));
   gcn_ = register_module("gcn", torch::nn::ModuleList());

@@ -28,10 +28,24 @@ struct NetOutput {
   Parse parse;                    // how it grouped (pass back to forward to keep it)
 };
 
+// The network's sizes and switches (HsdagConfig's network fields, plus the input width and the
+// device count of the problem it is built for).
+struct HsdagNetSpec {
+  int features = 0;
+  int hidden = 64;
+  int devices = 2;
+  int gcn_layers = 2;
+  int pool_gcn_layers = 1;
+  int pool_levels = 1;
+  double edge_threshold = 0.5;
+  double dropout = 0.0;
+  bool node_policy = true;
+  bool mutual = true;
+};
+
 class HsdagNetImpl : public torch::nn::Module {
  public:
-  HsdagNetImpl(int features, int hidden, int devices, int gcn_layers, int pool_gcn_layers, int pool_levels,
-               double edge_threshold, double dropout, bool node_policy, bool mutual);
+  explicit HsdagNetImpl(const HsdagNetSpec& spec);
   // With `parse` (from an earlier forward on the same graph) the grouping is kept as it was,
   // so that several update steps on one batch score the same decision units it was sampled in.
   NetOutput forward(const torch::Tensor& x, const GraphTensors& graph, const Parse* parse = nullptr);

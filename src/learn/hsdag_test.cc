@@ -110,6 +110,15 @@ TEST(Hsdag, RegistryMakesLearnedPlacersAndTakesThePolicyAsAnOption) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent/policy.pt"), std::string::npos) << e.what();
   }
+  // A budget below one episode (32 samples + 2 references + the answer) is refused, not overspent.
+  PlaceOptions tight;
+  tight.eval_budget = 34;
+  try {
+    r.make(pb, "hsdag", tight)->place(pb, tight);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("less than one episode"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Hsdag, SameSeedSamePlacement) {

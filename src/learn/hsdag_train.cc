@@ -42,8 +42,12 @@ Prepared prepare(const Problem& problem, const HsdagConfig& cfg) {
 }
 
 HsdagNet make_net(const Prepared& p, int devices, const HsdagConfig& c) {
-  return HsdagNet(p.features.cols, c.hidden, devices, c.gcn_layers, c.pool_gcn_layers, c.pool_levels, c.edge_threshold,
-                  c.dropout, c.node_policy, c.mutual_dominance);
+  HsdagNetSpec spec;
+  spec.features = p.features.cols, spec.hidden = c.hidden, spec.devices = devices;
+  spec.gcn_layers = c.gcn_layers, spec.pool_gcn_layers = c.pool_gcn_layers, spec.pool_levels = c.pool_levels;
+  spec.edge_threshold = c.edge_threshold, spec.dropout = c.dropout;
+  spec.node_policy = c.node_policy, spec.mutual = c.mutual_dominance;
+  return HsdagNet(spec);
 }
 
 void check_config(const HsdagConfig& c) {
@@ -571,9 +575,16 @@ std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config, std::string name, 
         HsdagConfig c = config;
         c.seed = options.seed;
         // An evaluation budget sets the episodes: the references and the greedy answer count too.
-        if (options.eval_budget > 0)
-          c.episodes = static_cast<int>(
-              std::max<std::int64_t>(1, (options.eval_budget - problem.num_devices() - 1) / c.samples));
+        if (options.eval_budget > 0) {
+          const std::int64_t one_episode = c.samples + problem.num_devices() + 1;
+          if (options.eval_budget < one_episode)
+            throw Error("", problem.graph().name(),
+                        "HSDAG: a budget of " + std::to_string(options.eval_budget) +
+                            " evaluations is less than one episode (" + std::to_string(c.samples) + " samples + " +
+                            std::to_string(problem.num_devices()) +
+                            " single-device references + its answer = " + std::to_string(one_episode) + ")");
+          c.episodes = static_cast<int>((options.eval_budget - problem.num_devices() - 1) / c.samples);
+        }
         return train_hsdag(problem, reward, c, on_episode);
       },
       pick);
