@@ -276,7 +276,9 @@ TEST(Profiler, CoversEveryOpAndCrossingTensor) {
   Graph g = load_model(write_model_with("Sigmoid")).graph;
   Cluster c = load_cluster(std::string(DEVPLACE_SOURCE_DIR) + "/clusters/local2.toml");
   Executor ex(g, two_cpus());
-  CostTable t = profile_costs(ex, g, c, {3});
+  ProfileOptions three_runs;
+  three_runs.runs = 3;
+  CostTable t = profile_costs(ex, g, c, three_runs);
   ASSERT_EQ(t.op_time.size(), 2u);
   EXPECT_GT(t.op_time.at("relu").at("cpu0"), 0);
   EXPECT_GT(t.op_time.at("odd").at("cpu1"), 0);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <queue>
 #include <set>
 
@@ -83,13 +84,25 @@ std::string shape_to_string(const Shape& s) {
   return out + "]";
 }
 
+// Saturating: a corrupt or hostile file may claim dims whose product overflows; the result then
+// stays at the int64 maximum, which check_limits (io/model.h) reports by name.
 std::int64_t Tensor::elements() const {
   std::int64_t n = 1;
-  for (auto d : shape) n *= (d == kUnknownDim ? 1 : d);
+  for (auto d : shape) {
+    if (d == kUnknownDim) continue;
+    if (d <= 0) return 0;
+    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<std::int64_t>::max();
+  }
   return n;
 }
 
-std::int64_t Tensor::bytes() const { return fixed_bytes >= 0 ? fixed_bytes : elements() * dtype_size(dtype); }
+std::int64_t Tensor::bytes() const {
+  if (fixed_bytes >= 0) return fixed_bytes;
+  std::int64_t b = 0;
+  if (__builtin_mul_overflow(elements(), static_cast<std::int64_t>(dtype_size(dtype)), &b))
+    return std::numeric_limits<std::int64_t>::max();
+  return b;
+}
 
 bool Tensor::shape_known() const {
   return std::none_of(shape.begin(), shape.end(), [](auto d) { return d == kUnknownDim; });

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <set>
 #include <unordered_map>
 
@@ -9,6 +10,12 @@
 
 namespace devplace {
 namespace {
+
+// Byte counts of a hostile file's tensors saturate (Tensor::bytes); so do their sums here.
+std::int64_t add_saturating(std::int64_t a, std::int64_t b) {
+  std::int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::int64_t>::max() : sum;
+}
 
 // FLOPs per output element of the elementwise ops that are not a single add or multiply.
 // Transcendentals (exp, log, erf, tanh, sigmoid, sqrt, pow, sin, cos ...) count 4: a vectorised
@@ -319,13 +326,13 @@ void compute(Graph& g, Op& op, std::set<std::string>& warned) {
       for (int t : op.outputs) {
         bool read_by_kernel = g.tensor(t).is_graph_output;
         for (int c : g.tensor(t).consumers) read_by_kernel |= !is_folded(g, g.op(c));
-        if (read_by_kernel) w += g.tensor(t).bytes();
+        if (read_by_kernel) w = add_saturating(w, g.tensor(t).bytes());
       }
     } else {
       // Initializers (no producer) are the consuming op's own weights; a tensor made by a
       // Const op is that op's weight already (OpenVINO), and counting it here would double it.
       for (int t : op.inputs)
-        if (g.tensor(t).is_constant && g.tensor(t).producer < 0) w += g.tensor(t).bytes();
+        if (g.tensor(t).is_constant && g.tensor(t).producer < 0) w = add_saturating(w, g.tensor(t).bytes());
     }
     op.weight_bytes = w;
   }
@@ -337,8 +344,8 @@ void compute(Graph& g, Op& op, std::set<std::string>& warned) {
   if (op.bytes_accessed == 0 && cls != OpClass::free) {
     std::int64_t b = op.weight_bytes;
     for (int t : op.inputs)
-      if (!(g.tensor(t).is_constant && g.tensor(t).producer < 0)) b += g.tensor(t).bytes();
-    for (int t : op.outputs) b += g.tensor(t).bytes();
+      if (!(g.tensor(t).is_constant && g.tensor(t).producer < 0)) b = add_saturating(b, g.tensor(t).bytes());
+    for (int t : op.outputs) b = add_saturating(b, g.tensor(t).bytes());
     op.bytes_accessed = b;
   }
 }

@@ -72,7 +72,28 @@ Model load_model(const std::string& spec, const ImportOptions& options) {
   } else {
     throw Error(path, "", "unknown model format '" + ext + "' (expected .onnx, .xml or .json)");
   }
+  check_limits(m.graph, options.limits);
   return m;
+}
+
+void check_limits(const Graph& g, const ModelLimits& limits) {
+  if (g.num_ops() > limits.max_ops)
+    throw Error(g.source(), "",
+                std::to_string(g.num_ops()) + " ops, above the limit of " + std::to_string(limits.max_ops) +
+                    " (ModelLimits::max_ops)");
+  for (const Tensor& t : g.tensors()) {
+    if (t.shape.size() > limits.max_rank)
+      throw Error(g.source(), t.name,
+                  "tensor of rank " + std::to_string(t.shape.size()) + ", above the limit of " +
+                      std::to_string(limits.max_rank) + " (ModelLimits::max_rank)");
+    for (auto d : t.shape)
+      if (d < 0 && d != kUnknownDim)
+        throw Error(g.source(), t.name, "tensor with a negative dim " + shape_to_string(t.shape));
+    if (t.elements() > limits.max_tensor_elements)
+      throw Error(g.source(), t.name,
+                  "tensor " + shape_to_string(t.shape) + " claims more than " +
+                      std::to_string(limits.max_tensor_elements) + " elements (ModelLimits::max_tensor_elements)");
+  }
 }
 
 Cluster resolve_cluster(const Model& model, const std::string& spec, std::string* resolved_spec) {

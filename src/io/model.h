@@ -13,10 +13,23 @@
 
 namespace devplace {
 
+// What a model file may claim, so that a corrupt or hostile file gets an Error naming it and
+// the offending node instead of an overflow or an out-of-memory kill later (the executor
+// allocates real tensors). The defaults are far above any real model's.
+struct ModelLimits {
+  std::int64_t max_ops = 10'000'000;
+  std::int64_t max_tensor_elements = std::int64_t{1} << 40;  // 4 TiB in f32
+  std::size_t max_rank = 16;
+};
+
 struct ImportOptions {
   // Shapes for graph inputs with dynamic dims, e.g. {"input_ids", {1, 128}}.
   std::map<std::string, Shape> input_shapes;
+  ModelLimits limits;
 };
+
+// Throws Error(file, tensor or op, reason) when `g` exceeds `limits`.
+void check_limits(const Graph& g, const ModelLimits& limits);
 
 struct Model {
   Graph graph;                     // finalized, costs annotated

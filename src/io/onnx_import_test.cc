@@ -4,10 +4,12 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 
 #include <onnx/onnx_pb.h>
 
 #include "graph/op_costs.h"
+#include "io/model.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -243,6 +245,30 @@ TEST(OnnxImport, ShapeArithmeticOnStaticInputsFoldsAndLeavesNoUnknownDims) {
   EXPECT_DOUBLE_EQ(gr.op(gr.find_op("MatMul_8")).macs, 2 * 48 * 10);
   EXPECT_FALSE(is_folded(gr, gr.op(gr.find_op("Reshape_7"))));
   EXPECT_EQ(gr.op(gr.find_op("Shape_0")).flops, 0);
+}
+
+// A file that claims enormous dims gets an Error naming it and the tensor (the element count
+// saturates instead of overflowing), and the limits are the caller's to set.
+TEST(OnnxImport, EnormousDimsAreANamedErrorAndTheLimitIsConfigurable) {
+  onnx::ModelProto m = tiny_model();
+  auto* dims = m.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  dims->mutable_dim(0)->set_dim_value(std::int64_t{1} << 62);
+  dims->mutable_dim(1)->set_dim_value(std::int64_t{1} << 62);
+  Graph g = import_onnx_bytes(m.SerializeAsString(), "huge.onnx");
+  EXPECT_EQ(g.tensor(g.find_tensor("x")).elements(), std::numeric_limits<std::int64_t>::max());
+  try {
+    check_limits(g, ModelLimits{});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.file(), "huge.onnx");
+    EXPECT_EQ(e.node(), "x");
+    EXPECT_NE(e.reason().find("max_tensor_elements"), std::string::npos) << e.what();
+  }
+  Graph small = import_onnx_bytes(tiny_model().SerializeAsString(), "tiny.onnx");
+  EXPECT_NO_THROW(check_limits(small, ModelLimits{}));
+  ModelLimits tight;
+  tight.max_tensor_elements = 5;  // x is 2 x 3
+  EXPECT_THROW(check_limits(small, tight), Error);
 }
 
 }  // namespace

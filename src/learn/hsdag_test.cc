@@ -236,17 +236,34 @@ TEST(Hsdag, StartShareLeansTheUntrainedPolicyTowardsTheBestDevice) {
   EXPECT_THROW(train_hsdag(pb, reward, c), Error);
 }
 
+// A published cost graph of Tarnawski et al. under their latency model, with the cpu-only
+// latency; null when ../shared is absent.
+struct TarnawskiTask {
+  Model model;
+  std::unique_ptr<Problem> problem;
+  std::unique_ptr<Reward> reward;
+  double cpu_only = 0;
+};
+std::unique_ptr<TarnawskiTask> load_tarnawski_task(const std::string& graph) {
+  const std::string file = shared_dir() + "/data/dnn-partitioning/latency-inputs/" + graph;
+  if (!file_exists(file)) return nullptr;
+  auto t = std::make_unique<TarnawskiTask>();
+  t->model = import_tarnawski(file);
+  t->problem = std::make_unique<Problem>(t->model.graph, *t->model.cluster, &*t->model.costs);
+  t->reward = make_reward(*t->problem, Objective::tarnawski);
+  t->cpu_only = t->reward->evaluate(Placement(t->problem->num_ops(), t->problem->host())).latency;
+  return t;
+}
+
 // Under the latency model of Tarnawski et al. (contiguous accelerator sets, colour classes):
 // with the feasibility mask every sample is feasible and the policy's own placement beats
 // cpu-only; without it the share of feasible samples rises as the policy learns.
 TEST(Hsdag, LearnsUnderTheTarnawskiModel) {
-  const std::string file = shared_dir() + "/data/dnn-partitioning/latency-inputs/LayerGraphs/bert24_inference.json";
-  if (!file_exists(file))
-    GTEST_SKIP() << "no shared data at " << file << " (the published graphs are not in this checkout)";
-  Model m = import_tarnawski(file);
-  Problem pb(m.graph, *m.cluster, &*m.costs);
-  std::unique_ptr<Reward> reward = make_reward(pb, Objective::tarnawski);
-  const double cpu_only = reward->evaluate(Placement(pb.num_ops(), pb.host())).latency;
+  std::unique_ptr<TarnawskiTask> task = load_tarnawski_task("LayerGraphs/bert24_inference.json");
+  if (!task) GTEST_SKIP() << "no shared data (the published graphs are not in this checkout)";
+  const Problem& pb = *task->problem;
+  Reward* reward = task->reward.get();
+  const double cpu_only = task->cpu_only;
   HsdagConfig c = quick(100);
   c.samples = 32;
   TrainResult masked = train_hsdag(pb, *reward, c);
@@ -264,14 +281,11 @@ TEST(Hsdag, LearnsUnderTheTarnawskiModel) {
 // placement stayed behind cpu-only after 200 episodes (2782 against 1953 ms); with chains as
 // units (the default under this objective) it must beat it.
 TEST(Hsdag, OwnPlacementBeatsCpuOnlyOnLayerInceptionUnderTheTarnawskiModel) {
-  const std::string file =
-      shared_dir() + "/data/dnn-partitioning/latency-inputs/LayerGraphs/inceptionv3_inference.json";
-  if (!file_exists(file))
-    GTEST_SKIP() << "no shared data at " << file << " (the published graphs are not in this checkout)";
-  Model m = import_tarnawski(file);
-  Problem pb(m.graph, *m.cluster, &*m.costs);
-  std::unique_ptr<Reward> reward = make_reward(pb, Objective::tarnawski);
-  const double cpu_only = reward->evaluate(Placement(pb.num_ops(), pb.host())).latency;
+  std::unique_ptr<TarnawskiTask> task = load_tarnawski_task("LayerGraphs/inceptionv3_inference.json");
+  if (!task) GTEST_SKIP() << "no shared data (the published graphs are not in this checkout)";
+  const Problem& pb = *task->problem;
+  Reward* reward = task->reward.get();
+  const double cpu_only = task->cpu_only;
   HsdagConfig c = quick(200);
   c.samples = 32;
   EXPECT_TRUE(hsdag_config_for(c, Objective::tarnawski).coarsen.merge_single_predecessor);
