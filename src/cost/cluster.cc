@@ -91,6 +91,14 @@ double number(const json& obj, const char* key, double fallback, const std::stri
   return it->get<double>();
 }
 
+// A memory size in bytes: finite, not negative, and representable (a float beyond int64 would
+// make the conversion undefined).
+std::int64_t byte_count(double bytes, const char* key, const std::string& file, const std::string& where) {
+  if (!(bytes >= 0) || bytes >= 9.2e18)
+    throw Error(file, where, std::string("'") + key + "' must be a size between 0 and 8 EiB");
+  return static_cast<std::int64_t>(bytes);
+}
+
 Link parse_link(const json& j, const Cluster& c, const std::string& file, bool named) {
   Link l;
   std::string where = "link";
@@ -120,10 +128,11 @@ json toml_to_json(const toml::node& n) {
     for (auto& v : *a) o.push_back(toml_to_json(v));
     return o;
   }
-  if (auto v = n.value<int64_t>(); v && n.is_integer()) return *v;
-  if (auto v = n.value<double>()) return *v;
-  if (auto v = n.value<bool>()) return *v;
-  if (auto v = n.value<std::string>()) return *v;
+  // By type first: toml++'s value<int64_t>() on a float casts before it checks the range.
+  if (n.is_integer()) return *n.value<int64_t>();
+  if (n.is_floating_point()) return *n.value<double>();
+  if (n.is_boolean()) return *n.value<bool>();
+  if (n.is_string()) return *n.value<std::string>();
   return nullptr;
 }
 
@@ -143,8 +152,9 @@ Cluster cluster_from_json(const json& j, const std::string& file) {
     dev.kind = d.value("kind", "cpu");
     dev.peak_flops = number(d, "peak_tflops", 1, file, w) * 1e12;
     dev.mem_bandwidth = number(d, "mem_bandwidth_gbs", 50, file, w) * 1e9;
-    dev.memory_bytes = static_cast<std::int64_t>(number(d, "memory_gib", 0, file, w) * 1073741824.0);
-    if (d.contains("memory_bytes")) dev.memory_bytes = static_cast<std::int64_t>(number(d, "memory_bytes", 0, file, w));
+    dev.memory_bytes = byte_count(number(d, "memory_gib", 0, file, w) * 1073741824.0, "memory_gib", file, w);
+    if (d.contains("memory_bytes"))
+      dev.memory_bytes = byte_count(number(d, "memory_bytes", 0, file, w), "memory_bytes", file, w);
     dev.launch_overhead = number(d, "launch_overhead_us", 0, file, w) * 1e-6;
     dev.default_efficiency = number(d, "default_efficiency", 0.5, file, w);
     if (auto e = d.find("efficiency"); e != d.end()) {

@@ -67,6 +67,10 @@ TEST(Cluster, BadFiguresAreNamedErrors) {
   kind["devices"][1]["kind"] = "fpga";
   EXPECT_NE(error_of(kind).find("node 'gpu': device kind must be cpu, gpu or accel"), std::string::npos);
   EXPECT_THROW(load_cluster("no-such-preset"), Error);
+  // Found by fuzz_cluster: a memory size beyond int64 made the conversion undefined.
+  json huge = base;
+  huge["devices"][0]["memory_gib"] = 1e300;
+  EXPECT_EQ(error_of(huge), "bad.json: node 'cpu': 'memory_gib' must be a size between 0 and 8 EiB");
 }
 
 TEST(CostModel, RooflineTakesTheLargerOfComputeAndMemoryPlusLaunch) {
