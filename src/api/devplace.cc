@@ -16,9 +16,7 @@
 namespace devplace {
 
 struct Workload::Impl {
-  Model model;
-  std::string cluster_spec;
-  std::unique_ptr<Problem> problem;  // references model.graph
+  std::unique_ptr<LoadedProblem> loaded;
 };
 
 Workload::Workload(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -28,31 +26,26 @@ Workload& Workload::operator=(Workload&&) noexcept = default;
 
 Workload Workload::load(const WorkloadSpec& spec) {
   auto impl = std::make_unique<Impl>();
-  ImportOptions io;
-  for (const auto& b : spec.inputs) io.input_shapes.insert(parse_input_binding(b));
-  impl->model = load_model(spec.model, io);
-  Cluster cluster = resolve_cluster(impl->model, spec.cluster, &impl->cluster_spec);
-  CostTable table = merged_costs(impl->model, cluster, spec.costs);
-  impl->problem = std::make_unique<Problem>(impl->model.graph, std::move(cluster), table.empty() ? nullptr : &table);
+  impl->loaded = load_problem(spec.model, spec.inputs, spec.cluster, spec.costs);
   return Workload(std::move(impl));
 }
 
-const std::string& Workload::model_name() const { return impl_->model.graph.name(); }
-const std::string& Workload::cluster_name() const { return impl_->problem->cluster().name; }
-const std::string& Workload::cluster_spec() const { return impl_->cluster_spec; }
-int Workload::num_ops() const { return impl_->problem->num_ops(); }
-int Workload::num_devices() const { return impl_->problem->num_devices(); }
-const Problem& Workload::problem() const { return *impl_->problem; }
+const std::string& Workload::model_name() const { return impl_->loaded->model.graph.name(); }
+const std::string& Workload::cluster_name() const { return impl_->loaded->problem->cluster().name; }
+const std::string& Workload::cluster_spec() const { return impl_->loaded->cluster_spec; }
+int Workload::num_ops() const { return impl_->loaded->problem->num_ops(); }
+int Workload::num_devices() const { return impl_->loaded->problem->num_devices(); }
+const Problem& Workload::problem() const { return *impl_->loaded->problem; }
 
 std::vector<std::string> Workload::op_names() const {
   std::vector<std::string> names;
-  for (const auto& op : impl_->model.graph.ops()) names.push_back(op.name);
+  for (const auto& op : impl_->loaded->model.graph.ops()) names.push_back(op.name);
   return names;
 }
 
 std::vector<std::string> Workload::device_names() const {
   std::vector<std::string> names;
-  for (const auto& d : impl_->problem->cluster().devices) names.push_back(d.name);
+  for (const auto& d : impl_->loaded->problem->cluster().devices) names.push_back(d.name);
   return names;
 }
 
@@ -63,16 +56,7 @@ Placement place(const Workload& w, const std::string& algorithm, const PlaceOpti
 }
 
 Verdict judge(const Workload& w, const Placement& placement, Objective objective) {
-  if (placement.size() != static_cast<std::size_t>(w.num_ops()))
-    throw Error(
-        "", w.model_name(),
-        "placement has " + std::to_string(placement.size()) + " devices for " + std::to_string(w.num_ops()) + " ops");
-  for (int d : placement)
-    if (d < 0 || d >= w.num_devices())
-      throw Error(
-          "", w.model_name(),
-          "placement names device " + std::to_string(d) + " of a cluster with " + std::to_string(w.num_devices()));
-  return judge(w.problem(), placement, objective);
+  return judge(w.problem(), placement, objective);  // throws Error naming the op for a bad placement
 }
 
 void write_placement(const Workload& w, const Placement& placement, const std::string& path) {
@@ -104,7 +88,6 @@ TrainSummary train(const Workload& w, const TrainOptions& options) {
 }
 
 ExecutionResult execute(const Workload& w, const Placement& placement, const ExecuteOptions& options) {
-  judge(w, placement);  // checks the placement's shape
   if (options.runs < 1) throw Error("", w.model_name(), "execute: runs must be at least 1");
   ExecOptions o;
   o.intra_op_threads = options.threads, o.seed = options.seed;

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "benchmark/equal_budget.h"
-#include "devplace/devplace.h"
+#include "io/model.h"
 #include "learn/hsdag.h"
 #include "report/results.h"
 #include "sim/simulator.h"
@@ -74,10 +74,8 @@ void run_equal_budget(const EqualBudgetOptions& o) {
         "- **heft**: one deterministic placement (1 evaluation), the same at every budget.\n\n";
   char buf[512];
   for (const auto& model : o.models) {
-    WorkloadSpec mo;
-    mo.model = model, mo.cluster = "paper";
-    auto ctx = std::make_unique<Workload>(Workload::load(mo));
-    const Problem& pb = ctx->problem();
+    auto ctx = load_problem(model, {}, "paper", "");
+    const Problem& pb = *ctx->problem;
     const HsdagConfig base = hsdag_preset("default");
     const Coarsening units = coarsen(pb.graph(), base.coarsen);
     const double heft = judge(pb, make_placer("heft")->place(pb, PlaceOptions{}), Objective::simulator).latency;

@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include "benchmark/report_run.h"
-#include "devplace/devplace.h"
+#include "io/model.h"
 #include "learn/hsdag.h"
 #include "learn/learned_placers.h"
 #include "learn/peers.h"
@@ -175,10 +175,8 @@ void main_tables(Report& rep, const std::vector<std::string>& models, const std:
     std::vector<double> lbs;
     std::string gpu_label;
     for (std::size_t m = 0; m < models.size(); ++m) {
-      WorkloadSpec mo;
-      mo.model = models[m], mo.cluster = preset;
-      auto ctx = std::make_unique<Workload>(Workload::load(mo));
-      const Problem& pb = ctx->problem();
+      auto ctx = load_problem(models[m], {}, preset, "");
+      const Problem& pb = *ctx->problem;
       gpu_label = resolve_name(pb, "gpu-only");
       const double lb = makespan_lower_bound(pb);
       lbs.push_back(lb);
@@ -292,17 +290,15 @@ void ablation_table(Report& rep, const std::vector<std::string>& models, const B
   for (const auto& m : models) t.header.insert(t.header.end(), {m + " (ms)", "vs base"}), t.align += "rr";
   t.header.push_back("time (s)"), t.align += "r";
   std::vector<double> base(models.size(), 0);
-  std::vector<std::unique_ptr<Workload>> ctxs;
+  std::vector<std::unique_ptr<LoadedProblem>> ctxs;
   for (const auto& m : models) {
-    WorkloadSpec mo;
-    mo.model = m, mo.cluster = "paper";
-    ctxs.push_back(std::make_unique<Workload>(Workload::load(mo)));
+    ctxs.push_back(load_problem(m, {}, "paper", ""));
   }
   for (std::size_t v = 0; v < variants.size(); ++v) {
     std::vector<std::string> row = {variants[v].name};
     double secs = 0;
     for (std::size_t m = 0; m < models.size(); ++m) {
-      const Problem& pb = ctxs[m]->problem();
+      const Problem& pb = *ctxs[m]->problem;
       double sum = 0, best = kInfeasibleTime;
       int ok = 0;
       for (int s = 1; s <= b.ablation_seeds; ++s) {
@@ -369,16 +365,14 @@ void tarnawski_table(Report& rep, const Budgets& b, std::uint64_t seed) {
   t.header.push_back("time dp / ls / hsdag (s)"), t.align += "r";
   std::string notes;
   for (const auto& f : files) {
-    WorkloadSpec mo;
-    mo.model = f;
-    std::unique_ptr<Workload> ctx;
+    std::unique_ptr<LoadedProblem> ctx;
     try {
-      ctx = std::make_unique<Workload>(Workload::load(mo));
+      ctx = load_problem(f, {}, "", "");
     } catch (const std::exception& e) {
       notes += "- " + f + ": " + short_error(e.what()) + "\n";
       continue;
     }
-    const Problem& pb = ctx->problem();
+    const Problem& pb = *ctx->problem;
     std::string name = fs::path(f).parent_path().filename().string() + "/" + fs::path(f).stem().string();
     if (name.size() > 10 && name.compare(name.size() - 10, 10, "_inference") == 0) name.resize(name.size() - 10);
     std::vector<std::string> row = {name, std::to_string(pb.num_ops()), std::to_string(pb.graph().num_edges()),
@@ -428,14 +422,12 @@ void gantt_section(Report& rep, const std::vector<std::string>& models,
       rep.md += "- " + m + ": no feasible placement, no chart.\n";
       continue;
     }
-    WorkloadSpec mo;
-    mo.model = m, mo.cluster = "paper";
-    auto ctx = std::make_unique<Workload>(Workload::load(mo));
-    Simulator sim(ctx->problem());
+    auto ctx = load_problem(m, {}, "paper", "");
+    Simulator sim(*ctx->problem);
     Schedule s = sim.run(it->second.placement);
     GanttOptions go;
     go.title = m + " on paper, best placement (" + it->second.method + "): " + fmt_ms(s.makespan) + " ms";
-    rep.svg("gantt_" + m + ".svg", gantt_svg(ctx->problem(), s, go));
+    rep.svg("gantt_" + m + ".svg", gantt_svg(*ctx->problem, s, go));
     rep.md += "### " + m + ": " + it->second.method + ", " + fmt_ms(s.makespan) + " ms, " +
               std::to_string(s.transfers.size()) + " transfers\n\n![" + m + "](img/gantt_" + m + ".svg)\n\n";
   }

@@ -8,19 +8,10 @@
 
 namespace devplace::cli {
 
-Model load_model_only(const ModelOptions& opts) {
-  ImportOptions io;
-  for (const auto& b : opts.inputs) io.input_shapes.insert(parse_input_binding(b));
-  return load_model(opts.model, io);
-}
+Model load_model_only(const ModelOptions& opts) { return load_model(opts.model, import_options(opts.inputs)); }
 
 std::unique_ptr<Context> load_context(const ModelOptions& opts) {
-  auto ctx = std::make_unique<Context>();
-  ctx->model = load_model_only(opts);
-  Cluster cluster = resolve_cluster(ctx->model, opts.cluster, &ctx->cluster_spec);
-  CostTable table = merged_costs(ctx->model, cluster, opts.costs);
-  ctx->problem = std::make_unique<Problem>(ctx->model.graph, std::move(cluster), table.empty() ? nullptr : &table);
-  return ctx;
+  return load_problem(opts.model, opts.inputs, opts.cluster, opts.costs);
 }
 
 Placement placement_from_options(const Graph& g, const Cluster& c, const std::string& placement_file,

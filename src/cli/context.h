@@ -19,11 +19,7 @@ struct ModelOptions {
   std::string costs;                // optional cost table overriding the roofline
 };
 
-struct Context {
-  Model model;
-  std::string cluster_spec;
-  std::unique_ptr<Problem> problem;  // references model.graph: keep the Context alive
-};
+using Context = LoadedProblem;  // io/model.h
 
 // Loads model + cluster + costs; throws Error for bad input.
 std::unique_ptr<Context> load_context(const ModelOptions& opts);

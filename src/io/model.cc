@@ -96,7 +96,11 @@ void check_limits(const Graph& g, const ModelLimits& limits) {
   }
 }
 
-Cluster resolve_cluster(const Model& model, const std::string& spec, std::string* resolved_spec) {
+namespace {
+
+// The cluster `model` is placed on: `spec` when given, else the file's own devices, else
+// "paper"; `resolved_spec` gets the spec used.
+Cluster resolve_cluster(const Model& model, const std::string& spec, std::string& resolved_spec) {
   std::string used = spec;
   Cluster cluster;
   if (!spec.empty()) {
@@ -108,10 +112,11 @@ Cluster resolve_cluster(const Model& model, const std::string& spec, std::string
     used = "paper";
     cluster = load_cluster(used);
   }
-  if (resolved_spec) *resolved_spec = used;
+  resolved_spec = used;
   return cluster;
 }
 
+// The model's own costs with those of `costs_file` (optional) on top.
 CostTable merged_costs(const Model& model, const Cluster& cluster, const std::string& costs_file) {
   CostTable table;
   if (model.costs) table = *model.costs;
@@ -125,6 +130,24 @@ CostTable merged_costs(const Model& model, const Cluster& cluster, const std::st
   }
   for (auto& [t, v] : extra.transfer_time) table.transfer_time[t] = v;
   return table;
+}
+
+}  // namespace
+
+ImportOptions import_options(const std::vector<std::string>& inputs) {
+  ImportOptions io;
+  for (const auto& b : inputs) io.input_shapes.insert(parse_input_binding(b));
+  return io;
+}
+
+std::unique_ptr<LoadedProblem> load_problem(const std::string& model_spec, const std::vector<std::string>& inputs,
+                                            const std::string& cluster_spec, const std::string& costs_file) {
+  auto lp = std::make_unique<LoadedProblem>();
+  lp->model = load_model(model_spec, import_options(inputs));
+  Cluster cluster = resolve_cluster(lp->model, cluster_spec, lp->cluster_spec);
+  CostTable table = merged_costs(lp->model, cluster, costs_file);
+  lp->problem = std::make_unique<Problem>(lp->model.graph, std::move(cluster), table.empty() ? nullptr : &table);
+  return lp;
 }
 
 }  // namespace devplace

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cost/cluster.h"
+#include "cost/cost_model.h"
 #include "cost/cost_table.h"
 #include "graph/graph.h"
 
@@ -47,13 +50,22 @@ std::map<std::string, std::string> bundled_models();
 // Parses "name=1,128" into a binding; throws Error on bad syntax.
 std::pair<std::string, Shape> parse_input_binding(const std::string& text);
 
-// The cluster `model` is placed on: `spec` (a file or preset) when given, else the file's own
-// devices, else the "paper" preset. `resolved_spec` (optional) gets the spec used, as the
-// executor names its workers by it.
-Cluster resolve_cluster(const Model& model, const std::string& spec, std::string* resolved_spec = nullptr);
+// ImportOptions binding the inputs named in "name=1,128" texts; throws Error on bad syntax.
+ImportOptions import_options(const std::vector<std::string>& inputs);
 
-// The model's own costs with those of `costs_file` (optional) on top. Throws Error naming the
-// file and op for an op the model lacks or a device the cluster lacks.
-CostTable merged_costs(const Model& model, const Cluster& cluster, const std::string& costs_file);
+// A model on the cluster it is placed on, with its costs: what placing, judging and running
+// need. `problem` references `model.graph`, so the object stays where load_problem made it.
+struct LoadedProblem {
+  Model model;
+  std::string cluster_spec;  // the cluster file or preset used (the executor names workers by it)
+  std::unique_ptr<Problem> problem;
+};
+
+// `model_spec`: a model file or bundled name; `inputs`: "name=1,128" bindings; `cluster_spec`:
+// a cluster file or preset, empty for the file's own devices, else "paper"; `costs_file`
+// (optional): a cost table whose entries override the model's costs. Throws Error naming the
+// file (and op) for bad input, e.g. a cost for an op the model lacks or a device the cluster lacks.
+std::unique_ptr<LoadedProblem> load_problem(const std::string& model_spec, const std::vector<std::string>& inputs,
+                                            const std::string& cluster_spec, const std::string& costs_file);
 
 }  // namespace devplace

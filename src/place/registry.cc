@@ -27,6 +27,12 @@ const std::map<std::string, std::function<std::unique_ptr<Placer>()>>& factories
   return f;
 }
 
+Error unknown_algorithm(const std::string& name, const std::vector<std::string>& known) {
+  std::string list;
+  for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
+  return Error("", "", "unknown algorithm '" + name + "' (known: " + list + ", <device>-only)");
+}
+
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -58,9 +64,7 @@ std::unique_ptr<Placer> PlacerRegistry::make(const Problem& problem, const std::
     if (d < 0) throw Error("", "", "cluster '" + problem.cluster().name + "' has no device '" + dev + "'");
     return make_single_device(d, dev);
   }
-  std::string list;
-  for (const auto& n : names()) list += (list.empty() ? "" : ", ") + n;
-  throw Error("", "", "unknown algorithm '" + name + "' (known: " + list + ", <device>-only)");
+  throw unknown_algorithm(name, names());
 }
 
 PlacerRegistry classical_placers() {
@@ -77,11 +81,7 @@ std::vector<std::string> classical_placer_names() {
 
 std::unique_ptr<Placer> make_placer(const std::string& name) {
   auto it = factories().find(name);
-  if (it == factories().end()) {
-    std::string list;
-    for (auto& n : classical_placer_names()) list += (list.empty() ? "" : ", ") + n;
-    throw Error("", "", "unknown algorithm '" + name + "' (known: " + list + ", <device>-only)");
-  }
+  if (it == factories().end()) throw unknown_algorithm(name, classical_placer_names());
   return it->second();
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <mutex>
+#include <utility>
 
 namespace devplace::log {
 namespace {
@@ -20,6 +21,17 @@ struct State {
 State& state() {
   static State s;
   return s;
+}
+
+// When the replaced sink takes this kind of message, calls it with the lock released (a sink
+// may log itself) and returns true; otherwise returns false with the lock still held.
+template <typename Member, typename... Args>
+bool to_sink(std::unique_lock<std::mutex>& lock, const Member& member, Args&&... args) {
+  if (!member) return false;
+  auto call = member;
+  lock.unlock();
+  call(std::forward<Args>(args)...);
+  return true;
 }
 
 }  // namespace
@@ -46,24 +58,14 @@ bool quiet() {
 void warn(const std::string& key, const std::string& message) {
   State& s = state();
   std::unique_lock lock(s.mutex);
-  if (s.sink.warning) {
-    auto sink = s.sink.warning;  // called unlocked: a sink may log itself
-    lock.unlock();
-    sink(key, message);
-    return;
-  }
+  if (to_sink(lock, s.sink.warning, key, message)) return;
   if (s.counts[key]++ == 0 && !s.quiet) std::fprintf(stderr, "warning: %s\n", message.c_str());
 }
 
 void info(const std::string& message) {
   State& s = state();
   std::unique_lock lock(s.mutex);
-  if (s.sink.info) {
-    auto sink = s.sink.info;
-    lock.unlock();
-    sink(message);
-    return;
-  }
+  if (to_sink(lock, s.sink.info, message)) return;
   if (!s.quiet) std::fprintf(stderr, "%s\n", message.c_str());
 }
 
@@ -102,12 +104,7 @@ void Progress::update(std::size_t done, const std::string& status) {
   if (!active_) return;
   State& s = state();
   std::unique_lock lock(s.mutex);
-  if (s.sink.progress) {
-    auto sink = s.sink.progress;
-    lock.unlock();
-    sink(label_, done, total_, status);
-    return;
-  }
+  if (to_sink(lock, s.sink.progress, label_, done, total_, status)) return;
   const int width = 24;
   int filled = total_ ? static_cast<int>(width * done / total_) : width;
   std::string bar(filled, '#');
@@ -121,12 +118,7 @@ void Progress::finish() {
   finished_ = true;
   State& s = state();
   std::unique_lock lock(s.mutex);
-  if (s.sink.progress) {
-    auto sink = s.sink.progress;
-    lock.unlock();
-    sink(label_, total_, total_, "done");
-    return;
-  }
+  if (to_sink(lock, s.sink.progress, label_, total_, total_, std::string("done"))) return;
   std::fprintf(stderr, "\n");
 }
 
