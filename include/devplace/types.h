@@ -26,6 +26,12 @@ struct PlaceOptions {
   // place zero-shot, or after fine_tune_episodes of training on the problem.
   std::string policy_file;
   int fine_tune_episodes = 0;
+  // Learned placers: training episodes and placements sampled per episode; 0 = the placer's
+  // default (a set eval_budget decides the episodes instead).
+  int episodes = 0;
+  int samples = 0;
+  // hsdag+polish: annealing evaluations after training; -1 = the preset's.
+  std::int64_t polish_evals = -1;
 };
 
 // A placement judged in full under an objective: latency in seconds (+inf if infeasible) and,

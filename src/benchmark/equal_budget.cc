@@ -6,11 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <random>
 
 #include "benchmark/equal_budget.h"
 #include "io/model.h"
 #include "learn/hsdag.h"
+#include "place/random_placement.h"
 #include "report/results.h"
 #include "sim/simulator.h"
 #include "util/files.h"
@@ -26,12 +26,10 @@ namespace {
 // from, never updated.
 double uniform_random_best(const Problem& pb, const Coarsening& units, std::int64_t budget, std::uint64_t seed) {
   SimulatedReward reward(pb);
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<int> device(0, pb.num_devices() - 1);
-  std::vector<int> unit_device(units.num_groups());
+  RandomPlacements random(seed);
   double best = kInfeasibleTime;
   for (std::int64_t k = 0; k < budget; ++k) {
-    for (int& d : unit_device) d = device(rng);
+    const std::vector<int> unit_device = random.any_device(units.num_groups(), pb.num_devices());
     const Evaluation e = reward.evaluate(expand(units, unit_device));
     if (e.feasible) best = std::min(best, e.latency);
   }

@@ -80,36 +80,31 @@ std::string resolve_name(const Problem& pb, const std::string& name) {
   return name;
 }
 
-// hsdag_refine: -1 keeps the preset's polish.
-// peer_scale: the scale test's (smaller) budgets for the learned peers.
-std::unique_ptr<Placer> bench_placer(const Problem& pb, const std::string& name, const Budgets& b, int hsdag_episodes,
-                                     int hsdag_refine, bool peer_scale = false) {
-  if (is_peer(name)) {
-    PeerConfig c;
-    c.algo = name;
-    const bool placeto = name == "placeto";
-    c.episodes = peer_scale ? (placeto ? b.scale_placeto_episodes : b.scale_peer_episodes)
-                            : (placeto ? b.placeto_episodes : b.peer_episodes);
-    c.samples = peer_scale ? (placeto ? b.scale_placeto_samples : b.scale_peer_samples)
-                           : (placeto ? b.placeto_samples : b.peer_samples);
-    return make_peer_placer(c);
-  }
-  if (name == "hsdag" || name == "hsdag+polish") {
-    HsdagConfig c = hsdag_preset("default");
-    if (hsdag_episodes > 0) c.episodes = hsdag_episodes;
-    c.refine_evals = name == "hsdag" ? 0 : hsdag_refine >= 0 ? hsdag_refine : c.refine_evals;
-    return make_hsdag_placer(c, name, name == "hsdag" ? TrainedPick::policy : TrainedPick::polished);
-  }
+// Every placer of a report, classical and learned, from the one registry.
+std::unique_ptr<Placer> bench_placer(const Problem& pb, const std::string& name, const PlaceOptions& o) {
   static const PlacerRegistry registry = all_placers();  // immutable once made
-  return registry.make(pb, resolve_name(pb, name));
+  return registry.make(pb, resolve_name(pb, name), o);
 }
 
+// `name`'s options under the report's budgets. hsdag_refine: -1 keeps the preset's polish;
+// peer_scale: the scale test's (smaller) budgets for the learned peers.
 PlaceOptions bench_options(const std::string& name, const Budgets& b, std::uint64_t seed, Objective objective,
-                           std::int64_t ls_evals) {
+                           std::int64_t ls_evals, int hsdag_episodes, int hsdag_refine, bool peer_scale = false) {
   PlaceOptions o;
   o.seed = seed;
   o.objective = objective;
   if (name == "local-search") o.eval_budget = ls_evals;
+  if (is_peer(name)) {
+    const bool placeto = name == "placeto";
+    o.episodes = peer_scale ? (placeto ? b.scale_placeto_episodes : b.scale_peer_episodes)
+                            : (placeto ? b.placeto_episodes : b.peer_episodes);
+    o.samples = peer_scale ? (placeto ? b.scale_placeto_samples : b.scale_peer_samples)
+                           : (placeto ? b.placeto_samples : b.peer_samples);
+  }
+  if (name == "hsdag" || name == "hsdag+polish") {
+    o.episodes = hsdag_episodes;
+    o.polish_evals = hsdag_refine;
+  }
   return o;
 }
 
@@ -117,11 +112,11 @@ ResultCell to_cell(const ComparisonRow& row, double reference, double lower_boun
   ResultCell c;
   c.ran = true;
   c.error = row.error;
-  c.feasible = row.error.empty() && row.verdict.feasible;
-  c.reason = row.verdict.reason;
-  c.latency = row.verdict.latency;
-  c.speedup = c.feasible && reference > 0 ? reference / c.latency : 0;
-  c.gap = c.feasible && lower_bound > 0 ? c.latency / lower_bound - 1 : NAN;
+  c.verdict = row.verdict;
+  c.verdict.feasible = row.error.empty() && row.verdict.feasible;
+  const double latency = c.verdict.latency;
+  c.speedup = c.verdict.feasible && reference > 0 ? reference / latency : 0;
+  c.gap = c.verdict.feasible && lower_bound > 0 ? latency / lower_bound - 1 : NAN;
   c.seconds = row.place_seconds;
   return c;
 }
@@ -134,9 +129,9 @@ struct Report {
                const std::string& method, const ResultCell& c) {
     char buf[256];
     std::snprintf(buf, sizeof buf, "%s,%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,", section.c_str(), cluster.c_str(), model.c_str(),
-                  method.c_str(), c.feasible ? fmt_ms(c.latency).c_str() : "", c.feasible ? 1 : 0, c.speedup,
+                  method.c_str(), c.verdict.feasible ? fmt_ms(c.verdict.latency).c_str() : "", c.verdict.feasible ? 1 : 0, c.speedup,
                   std::isfinite(c.gap) ? c.gap : -1.0, c.seconds);
-    std::string note = c.error.empty() ? c.reason : c.error;
+    std::string note = c.error.empty() ? c.verdict.reason : c.error;
     std::replace(note.begin(), note.end(), ',', ';');
     csv += buf + short_error(note, 120) + "\n";
   }
@@ -185,8 +180,9 @@ void main_tables(Report& rep, const std::vector<std::string>& models, const std:
       for (std::size_t k = 0; k < kMethods.size(); ++k) {
         const std::string& name = kMethods[k];
         auto t0 = Clock::now();
-        ComparisonRow row = run_placer(pb, name, bench_options(name, b, seed, Objective::simulator, b.ls_evals),
-                                       [&] { return bench_placer(pb, name, b, b.hsdag_episodes, b.hsdag_refine); });
+        const PlaceOptions o =
+            bench_options(name, b, seed, Objective::simulator, b.ls_evals, b.hsdag_episodes, b.hsdag_refine);
+        ComparisonRow row = run_placer(pb, name, o, [&] { return bench_placer(pb, name, o); });
         grid.at(k, m) = to_cell(row, ref, lb);
         rep.csv_row("main", preset, models[m], name, grid.at(k, m));
         log::infof("  %-8s %-13s %-13s %10s ms  %.2f s%s\n", preset.c_str(), models[m].c_str(), name.c_str(),
@@ -242,13 +238,13 @@ void paper_figures_section(Report& rep, const ResultGrid& grid) {
   for (std::size_t m = 0; m < grid.models.size(); ++m) {
     const ResultCell &c = grid.at(cpu, m), &g = grid.at(gpu, m), &h = grid.at(hsdag, m);
     auto it = kPaperHsdagOverCpu.find(grid.models[m]);
-    if (it == kPaperHsdagOverCpu.end() || !c.ran || !g.ran || !h.ran || !h.feasible) continue;
+    if (it == kPaperHsdagOverCpu.end() || !c.ran || !g.ran || !h.ran || !h.verdict.feasible) continue;
     char paper[32], red[32], up[32], gred[32], over[32];
     std::snprintf(paper, sizeof paper, "%.1f%%", it->second * 100);
-    std::snprintf(red, sizeof red, "%.1f%%", (1 - h.latency / c.latency) * 100);
-    std::snprintf(up, sizeof up, "%.1f%%", (c.latency / h.latency - 1) * 100);
-    std::snprintf(gred, sizeof gred, "%.1f%%", (1 - g.latency / c.latency) * 100);
-    std::snprintf(over, sizeof over, "%.1f%%", (1 - h.latency / g.latency) * 100);
+    std::snprintf(red, sizeof red, "%.1f%%", (1 - h.verdict.latency / c.verdict.latency) * 100);
+    std::snprintf(up, sizeof up, "%.1f%%", (c.verdict.latency / h.verdict.latency - 1) * 100);
+    std::snprintf(gred, sizeof gred, "%.1f%%", (1 - g.verdict.latency / c.verdict.latency) * 100);
+    std::snprintf(over, sizeof over, "%.1f%%", (1 - h.verdict.latency / g.verdict.latency) * 100);
     t.rows.push_back({grid.models[m], paper, red, up, gred, over});
   }
   rep.md += t.render() + "\n";
@@ -379,17 +375,9 @@ void tarnawski_table(Report& rep, const Budgets& b, std::uint64_t seed) {
                                     std::to_string(pb.num_devices() - 1)};
     std::map<std::string, ComparisonRow> rows;
     for (const auto& m : methods) {
-      PlaceOptions o;
-      o.seed = seed, o.objective = Objective::tarnawski;
-      if (m == "local-search") o.eval_budget = b.tarnawski_ls_evals;
-      ComparisonRow r = run_placer(pb, m, o, [&]() -> std::unique_ptr<Placer> {
-        if (m == "hsdag") {
-          HsdagConfig c = hsdag_preset("default");
-          c.episodes = b.tarnawski_hsdag_episodes, c.refine_evals = 0;
-          return make_hsdag_placer(c);
-        }
-        return make_placer_for(pb, m);
-      });
+      const PlaceOptions o = bench_options(m, b, seed, Objective::tarnawski, b.tarnawski_ls_evals,
+                                           b.tarnawski_hsdag_episodes, 0);
+      ComparisonRow r = run_placer(pb, m, o, [&] { return bench_placer(pb, m, o); });
       ResultCell cell = to_cell(r, 0, 0);
       rep.csv_row("tarnawski", pb.cluster().name, name, m, cell);
       row.push_back(!r.error.empty() ? "n/a" : r.verdict.feasible ? fmt_ms(r.verdict.latency) : "infeasible");
@@ -502,9 +490,9 @@ void scale_section(Report& rep, const Budgets& b, std::uint64_t seed) {
         cells[k].insert(cells[k].end(), {skip, "-"});
         continue;
       }
-      PlaceOptions o = bench_options(name, b, seed, Objective::simulator, b.scale_ls_evals);
-      ComparisonRow r =
-          run_placer(pb, name, o, [&] { return bench_placer(pb, name, b, b.scale_hsdag_episodes, 0, true); });
+      const PlaceOptions o =
+          bench_options(name, b, seed, Objective::simulator, b.scale_ls_evals, b.scale_hsdag_episodes, 0, true);
+      ComparisonRow r = run_placer(pb, name, o, [&] { return bench_placer(pb, name, o); });
       if (!r.error.empty()) {
         cells[k].insert(cells[k].end(), {"n/a", "-"});
         notes += "- " + name + " at " + std::to_string(n) + " ops: " + short_error(r.error) + "\n";

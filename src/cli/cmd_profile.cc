@@ -7,10 +7,10 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "cli/command_list.h"
 #include "exec/profiler.h"
+#include "place/random_placement.h"
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -48,10 +48,9 @@ void add_profile_command(CLI::App& app) {
     auto ex = make_executor(*ctx, a->exec);
     const Graph& g = pb.graph();
     std::vector<Placement> held_out;
-    std::mt19937_64 rng(a->seed);
+    RandomPlacements random(a->seed);
     for (int k = 0; k < a->validate; ++k) {
-      Placement p(g.num_ops());
-      for (int& v : p) v = static_cast<int>(rng() % static_cast<std::uint64_t>(c.num_devices()));
+      Placement p = random.any_device(g.num_ops(), c.num_devices());
       held_out.push_back(std::move(p));
     }
     std::vector<std::vector<double>> latency(held_out.size());

@@ -6,13 +6,13 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "cli/command_list.h"
 #include "exec/measure.h"
 #include "io/placement_io.h"
 #include "report/gantt.h"
 #include "report/trace.h"
+#include "place/random_placement.h"
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -115,10 +115,9 @@ void add_run_command(CLI::App& app) {
       // from what the cost model (or profile) says, apart from anything about placement.
       placements.push_back(Placement(g.num_ops(), 0));
       labels.push_back("reference: all on " + c.devices[0].name);
-      std::mt19937_64 rng(a->seed);
+      RandomPlacements random(a->seed);
       for (int k = 0; k < a->random; ++k) {
-        Placement pl(g.num_ops());
-        for (int& v : pl) v = static_cast<int>(rng() % static_cast<std::uint64_t>(c.num_devices()));
+        Placement pl = random.any_device(g.num_ops(), c.num_devices());
         placements.push_back(std::move(pl));
         labels.push_back("random #" + std::to_string(k));
       }

@@ -13,6 +13,7 @@
 #include "learn/hsdag.h"
 #include "learn/learned_placers.h"
 #include "learn/peers.h"
+#include "training/training_run.h"
 #include "place/compare.h"
 #include "report/plot.h"
 #include "util/error.h"
@@ -70,25 +71,6 @@ void apply_features(const std::string& spec, FeatureOptions& f) {
           "", "",
           "unknown feature group '" + g + "' (op_type, degree, shape, position, fractal, node_id, cost, structure)");
   }
-}
-
-// The models named by --also (same cluster and options, no input bindings), each with its
-// simulated reward; they live as long as this object.
-struct OtherModels {
-  std::vector<std::unique_ptr<Context>> contexts;
-  std::vector<std::unique_ptr<SimulatedReward>> rewards;
-};
-
-OtherModels load_other_models(const ModelOptions& base, const std::vector<std::string>& names) {
-  OtherModels o;
-  for (const auto& name : names) {
-    ModelOptions mo = base;
-    mo.model = name;
-    mo.inputs.clear();
-    o.contexts.push_back(load_context(mo));
-    o.rewards.push_back(std::make_unique<SimulatedReward>(*o.contexts.back()->problem));
-  }
-  return o;
 }
 
 // Training progress: a bar on a terminal, else a line every 10 episodes (not when quiet).
@@ -172,154 +154,121 @@ void add_train_command(CLI::App& app) {
       "--json", a->json,
       "Print the result as one JSON line per graph (greedy_ms, best_sampled_ms, polished_ms, evaluations, ...)");
   // The learned peers (rnn, hierarchical, placeto): same flags, same outputs.
-  auto train_peer_command = [](const Args& a) {
-    auto ctx = load_context(a.model);
-    const Problem& pb = *ctx->problem;
-    PeerConfig cfg;
-    cfg.algo = a.algo;
-    if (a.episodes >= 0) cfg.episodes = a.episodes;
-    if (a.samples > 0) cfg.samples = a.samples;
-    cfg.seed = a.seed;
-    cfg.checkpoint_dir = a.checkpoint;
-    cfg.resume = a.resume;
-    cfg.stop_after = a.stop_after;
-    cfg.init_policy = a.policy;
-    cfg.save_policy = a.save_policy;
-    apply_features(a.features, cfg.features);
-    for (const auto& o : a.overrides) apply_peer_override(cfg, o);
-    if (cfg.algo != "placeto" && (!a.also.empty() || !a.policy.empty() || !a.save_policy.empty()))
-      throw Error("", "", "--also, --policy and --save-policy need --algo hsdag or placeto");
-    if (a.objective == "tarnawski" && !a.also.empty()) throw Error("", "", "--objective tarnawski: drop --also");
-    std::unique_ptr<Reward> own =
-        make_reward(pb, a.objective == "tarnawski" ? Objective::tarnawski : Objective::simulator);
-    Reward& reward = *own;
-    OtherModels others = load_other_models(a.model, a.also);
-    std::vector<PeerTask> tasks{{&pb, &reward}};
-    for (std::size_t i = 0; i < others.contexts.size(); ++i)
-      tasks.push_back({others.contexts[i]->problem.get(), others.rewards[i].get()});
-    TrainProgress progress(cfg.episodes);
-    auto on_episode = [&](const EpisodeLog& e) { progress(e); };
-    std::vector<PeerResult> results = cfg.algo == "placeto"
-                                          ? train_placeto_multi(tasks, cfg, on_episode)
-                                          : std::vector<PeerResult>{train_peer(pb, reward, cfg, on_episode)};
-    progress.finish();
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const PeerResult& r = results[i];
-      const Problem& p = *tasks[i].problem;
-      if (a.json) {
-        std::printf("%s\n", result_json(p.graph().name(), p.cluster().name, cfg.algo, r, cfg.samples).c_str());
-        continue;
-      }
-      char what[512];
-      std::snprintf(what, sizeof what, "%s on %s: %s, %d episodes x %d samples in %.1f s; %d ops -> %d decision units",
-                    p.graph().name().c_str(), p.cluster().name.c_str(), cfg.algo.c_str(), r.episodes, cfg.samples,
-                    r.seconds, p.num_ops(), r.coarse_nodes);
-      print_result(what, r);
-    }
-    if (!a.save_policy.empty()) std::printf("wrote policy %s\n", a.save_policy.c_str());
-    const PeerResult& r = results[0];
-    if (!a.out.empty()) {
-      write_placement(a.out, pb.graph(), pb.cluster(), r.best,
-                      {a.model.model, ctx->cluster_spec, cfg.algo, cfg.seed, r.best_latency});
-      std::printf("wrote %s\n", a.out.c_str());
-    }
-    if (!a.log.empty()) write_file_atomic(a.log, log_csv(r.log));
-    if (!a.plot.empty())
-      write_file_atomic(a.plot,
-                        training_svg(cfg.algo + " training: " + pb.graph().name() + " on " + pb.cluster().name, r.log));
-  };
-  cmd->callback([a, train_peer_command] {
+  cmd->callback([a] {
     if (a->resume && a->checkpoint.empty()) throw Error("", "", "--resume needs --checkpoint DIR");
-    if (a->algo != "hsdag") return train_peer_command(*a);
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
-    HsdagConfig cfg = hsdag_preset(a->preset);
-    if (a->episodes >= 0) cfg.episodes = a->episodes;
-    if (a->samples > 0) cfg.samples = a->samples;
-    if (a->levels >= 0) cfg.pool_levels = a->levels;
-    cfg.seed = a->seed;
-    cfg.init_policy = a->policy;
-    cfg.save_policy = a->save_policy;
-    cfg.checkpoint_dir = a->checkpoint;
-    cfg.resume = a->resume;
-    cfg.stop_after = a->stop_after;
-    apply_features(a->features, cfg.features);
-    // Refinement is thousands of evaluations: cheap simulated, minutes measured. Off unless asked.
-    if (a->reward == "measured") cfg.refine_evals = 0;
-    for (const auto& o : a->overrides) apply_hsdag_override(cfg, o);
-    if (a->objective == "tarnawski" && (a->reward == "measured" || !a->also.empty()))
-      throw Error("", "", "--objective tarnawski trains on their latency model: drop --reward measured and --also");
-    std::unique_ptr<Reward> simulated =
-        make_reward(pb, a->objective == "tarnawski" ? Objective::tarnawski : Objective::simulator);
-    std::unique_ptr<Executor> executor;
-    std::unique_ptr<MeasuredReward> measured;
-    if (a->reward == "measured") {
-      executor = make_executor(*ctx, a->exec);
-      measured = std::make_unique<MeasuredReward>(*executor, MeasureOptions{a->warmup, a->runs, 5});
+    const bool hsdag = a->algo == "hsdag";
+    TrainingRun run;
+    run.algo = a->algo;
+    run.objective = a->objective == "tarnawski" ? Objective::tarnawski : Objective::simulator;
+    if (hsdag) {
+      HsdagConfig& cfg = run.hsdag;
+      cfg = hsdag_preset(a->preset);
+      if (a->episodes >= 0) cfg.episodes = a->episodes;
+      if (a->samples > 0) cfg.samples = a->samples;
+      if (a->levels >= 0) cfg.pool_levels = a->levels;
+      cfg.seed = a->seed;
+      cfg.init_policy = a->policy;
+      cfg.save_policy = a->save_policy;
+      cfg.checkpoint_dir = a->checkpoint;
+      cfg.resume = a->resume;
+      cfg.stop_after = a->stop_after;
+      apply_features(a->features, cfg.features);
+      // Refinement is thousands of evaluations: cheap simulated, minutes measured. Off unless asked.
+      if (a->reward == "measured") cfg.refine_evals = 0;
+      for (const auto& o : a->overrides) apply_hsdag_override(cfg, o);
+    } else {
+      PeerConfig& cfg = run.peer;
+      cfg.algo = a->algo;
+      if (a->episodes >= 0) cfg.episodes = a->episodes;
+      if (a->samples > 0) cfg.samples = a->samples;
+      cfg.seed = a->seed;
+      cfg.checkpoint_dir = a->checkpoint;
+      cfg.resume = a->resume;
+      cfg.stop_after = a->stop_after;
+      cfg.init_policy = a->policy;
+      cfg.save_policy = a->save_policy;
+      apply_features(a->features, cfg.features);
+      for (const auto& o : a->overrides) apply_peer_override(cfg, o);
     }
-    Reward& reward = measured ? static_cast<Reward&>(*measured) : *simulated;
+    const int episodes = hsdag ? run.hsdag.episodes : run.peer.episodes;
+    const int samples = hsdag ? run.hsdag.samples : run.peer.samples;
+    const std::uint64_t seed = hsdag ? run.hsdag.seed : run.peer.seed;
+    const std::string label = hsdag ? "hsdag-" + a->preset : a->algo;
     // More graphs (--also): one policy trained on all of them, each simulated.
-    if (!a->also.empty() && measured) throw Error("", "", "--also trains on the simulator; drop --reward measured");
-    OtherModels others = load_other_models(a->model, a->also);
-    std::vector<HsdagTask> tasks{{&pb, &reward}};
-    for (std::size_t i = 0; i < others.contexts.size(); ++i)
-      tasks.push_back({others.contexts[i]->problem.get(), others.rewards[i].get()});
-    TrainProgress progress(cfg.episodes);
-    auto on_episode = [&](const EpisodeLog& e) { progress(e); };
-    std::vector<TrainResult> results = tasks.size() > 1
-                                           ? train_hsdag_multi(tasks, cfg, on_episode)
-                                           : std::vector<TrainResult>{train_hsdag(pb, reward, cfg, on_episode)};
+    std::vector<std::unique_ptr<Context>> others;
+    for (const auto& name : a->also) {
+      ModelOptions mo = a->model;
+      mo.model = name;
+      mo.inputs.clear();
+      others.push_back(load_context(mo));
+      run.also.push_back(others.back()->problem.get());
+    }
+    std::unique_ptr<Executor> executor;
+    if (a->reward == "measured") {
+      if (!hsdag) throw Error("", "", "--reward measured trains --algo hsdag only");
+      if (run.objective == Objective::tarnawski)
+        throw Error("", "", "--objective tarnawski trains on their latency model: drop --reward measured and --also");
+      executor = make_executor(*ctx, a->exec);
+      run.executor = executor.get();
+      run.measure = MeasureOptions{a->warmup, a->runs, 5};
+      run.confirm_runs = a->confirm;
+    }
+    TrainProgress progress(episodes);
+    run.on_episode = [&](const EpisodeLog& e) { progress(e); };
+    TrainingOutcome outcome = run_training(pb, run);
     progress.finish();
+    const std::vector<TrainResult>& results = outcome.results;
     for (std::size_t i = 0; i < results.size(); ++i) {
-      const Problem& p = *tasks[i].problem;
+      const Problem& p = i == 0 ? pb : *run.also[i - 1];
       const TrainResult& ri = results[i];
       if (a->json) {
-        std::printf("%s\n",
-                    result_json(p.graph().name(), p.cluster().name, "hsdag-" + a->preset, ri, cfg.samples).c_str());
+        std::printf("%s\n", result_json(p.graph().name(), p.cluster().name, label, ri, samples).c_str());
         continue;
       }
       char what[512];
-      std::snprintf(
-          what, sizeof what,
-          "%s on %s: HSDAG (%s preset%s), %d episodes x %d samples in %.1f s; %d ops -> %d coarse "
-          "nodes -> %d groups",
-          p.graph().name().c_str(), p.cluster().name.c_str(), a->preset.c_str(),
-          results.size() > 1 ? (", one policy for " + std::to_string(results.size()) + " graphs").c_str() : "",
-          ri.episodes, cfg.samples, ri.seconds, p.num_ops(), ri.coarse_nodes, ri.groups);
+      if (hsdag)
+        std::snprintf(
+            what, sizeof what,
+            "%s on %s: HSDAG (%s preset%s), %d episodes x %d samples in %.1f s; %d ops -> %d coarse "
+            "nodes -> %d groups",
+            p.graph().name().c_str(), p.cluster().name.c_str(), a->preset.c_str(),
+            results.size() > 1 ? (", one policy for " + std::to_string(results.size()) + " graphs").c_str() : "",
+            ri.episodes, samples, ri.seconds, p.num_ops(), ri.coarse_nodes, ri.groups);
+      else
+        std::snprintf(what, sizeof what,
+                      "%s on %s: %s, %d episodes x %d samples in %.1f s; %d ops -> %d decision units",
+                      p.graph().name().c_str(), p.cluster().name.c_str(), a->algo.c_str(), ri.episodes, samples,
+                      ri.seconds, p.num_ops(), ri.coarse_nodes);
       print_result(what, ri);
     }
-    TrainResult& r = results[0];
-    if (measured)
+    const TrainResult& r = results[0];
+    if (executor)
       std::printf("measured reward: %lld placements run (%d warm-up + %d timed runs each) in %.1f s\n",
-                  measured->evaluations(), a->warmup, a->runs, measured->seconds_measuring());
-    if (measured && a->confirm > 0) {
-      // The lowest of hundreds of noisy measurements is a lucky run more often than the best
-      // placement: measure the best few again, together, and keep the best median.
-      std::vector<Placement> candidates;
-      std::vector<double> seen;
-      for (const auto& [p, latency] : measured->best_seen()) candidates.push_back(p), seen.push_back(latency);
-      if (std::find(candidates.begin(), candidates.end(), r.best) == candidates.end())
-        candidates.push_back(r.best), seen.push_back(r.best_latency);
-      Confirmation c = confirm_best(*executor, candidates, 1, a->confirm);
+                  outcome.measured_placements, a->warmup, a->runs, outcome.measuring_seconds);
+    if (outcome.confirmed) {
+      const Reconfirmed& c = outcome.reconfirmed;
       std::printf(
           "confirmed: the %zu best placements measured again, %d runs each in rounds (median, was in training):\n",
-          candidates.size(), a->confirm);
-      for (std::size_t k = 0; k < candidates.size(); ++k)
-        std::printf("  %s%s ms (p25 %s, p75 %s), was %s ms\n", k == c.best ? "* " : "  ",
-                    ms(c.measurements[k].median).c_str(), ms(c.measurements[k].p25).c_str(),
-                    ms(c.measurements[k].p75).c_str(), ms(seen[k]).c_str());
-      r.best = candidates[c.best];
-      r.best_latency = c.measurements[c.best].median;
+          c.candidates.size(), a->confirm);
+      for (std::size_t k = 0; k < c.candidates.size(); ++k) {
+        const Measurement& m = c.confirmation.measurements[k];
+        std::printf("  %s%s ms (p25 %s, p75 %s), was %s ms\n", k == c.confirmation.best ? "* " : "  ",
+                    ms(m.median).c_str(), ms(m.p25).c_str(), ms(m.p75).c_str(), ms(c.seen[k]).c_str());
+      }
     }
     if (!a->out.empty()) {
       write_placement(a->out, pb.graph(), pb.cluster(), r.best,
-                      {a->model.model, ctx->cluster_spec, "hsdag-" + a->preset, cfg.seed, r.best_latency});
+                      {a->model.model, ctx->cluster_spec, label, seed, r.best_latency});
       std::printf("wrote %s\n", a->out.c_str());
     }
     if (!a->log.empty()) write_file_atomic(a->log, log_csv(r.log));
-    if (!a->plot.empty())
-      write_file_atomic(a->plot,
-                        training_svg("HSDAG training: " + pb.graph().name() + " on " + pb.cluster().name, r.log));
+    if (!a->plot.empty()) {
+      const std::string title = (hsdag ? std::string("HSDAG") : a->algo) + " training: " + pb.graph().name() + " on " +
+                                pb.cluster().name;
+      write_file_atomic(a->plot, training_svg(title, r.log));
+    }
     if (!a->save_policy.empty()) std::printf("wrote policy %s\n", a->save_policy.c_str());
   });
 }

@@ -4,7 +4,6 @@
 #include <cstdlib>
 #include <limits>
 #include <set>
-#include <unordered_map>
 
 #include "util/log.h"
 
@@ -30,97 +29,6 @@ constexpr double kBatchNormFlops = 4;
 constexpr double kLayerNormFlops = 8;
 // Softmax per element: max, subtract, exp, sum, divide.
 constexpr double kSoftmaxFlops = 5;
-
-const std::unordered_map<std::string, OpClass>& class_table() {
-  static const std::unordered_map<std::string, OpClass> table = [] {
-    std::unordered_map<std::string, OpClass> t;
-    auto add = [&t](OpClass c, std::initializer_list<const char*> names) {
-      for (const char* n : names) t.emplace(n, c);
-    };
-    add(OpClass::conv, {"Conv", "ConvTranspose", "Convolution", "GroupConvolution", "ConvolutionBackpropData",
-                        "GroupConvolutionBackpropData", "DeformableConvolution", "ConvInteger", "QLinearConv"});
-    add(OpClass::matmul,
-        {"MatMul", "Gemm", "FullyConnected", "MatMulInteger", "QLinearMatMul", "ScaledDotProductAttention"});
-    add(OpClass::pool,
-        {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "LpPool", "GlobalLpPool", "AvgPool",
-         "AdaptiveAvgPool", "AdaptiveMaxPool", "MaxRoiPool", "ROIPooling", "RoiAlign", "ROIAlign"});
-    add(OpClass::elementwise,
-        {// arithmetic and comparisons, both vocabularies
-         "Add", "Sub", "Mul", "Div", "Subtract", "Multiply", "Divide", "Mod", "FloorMod", "Neg", "Negative", "Abs",
-         "Sign", "Floor", "Ceil", "Ceiling", "Round", "Reciprocal", "Min", "Max", "Minimum", "Maximum", "Mean", "Sum",
-         "SquaredDifference", "Equal", "NotEqual", "Less", "LessOrEqual", "LessEqual", "Greater", "GreaterOrEqual",
-         "GreaterEqual", "And", "Or", "Xor", "Not", "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot", "BitShift",
-         "IsNaN", "IsInf", "Where", "Select", "Clip", "Clamp", "Relu", "ReLU", "LeakyRelu", "PRelu", "PReLU",
-         "ThresholdedRelu", "HardSigmoid", "HardSwish", "HSwish", "HSigmoid", "Cast", "CastLike", "Convert",
-         "ConvertLike", "Range", "CumSum", "Dropout", "QuantizeLinear", "DequantizeLinear", "FakeQuantize", "Resize",
-         "Interpolate", "Upsample",
-         // transcendentals and composite activations
-         "Exp", "Log", "Erf", "Sqrt", "Pow", "Power", "Tanh", "Sigmoid", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
-         "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Elu", "Selu", "Celu", "Gelu", "Swish", "Mish", "SoftPlus",
-         "Softplus", "Softsign", "SoftSign", "FastGelu", "BiasGelu"});
-    add(OpClass::normalization,
-        {"BatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization",
-         "MeanVarianceNormalization", "LpNormalization", "LRN", "MVN", "NormalizeL2", "BatchNormInference",
-         "SimplifiedLayerNormalization", "SkipLayerNormalization", "RMSNormalization", "RMS"});
-    add(OpClass::softmax, {"Softmax", "SoftMax", "LogSoftmax", "LogSoftMax", "Hardmax"});
-    add(OpClass::reduce,
-        {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2", "ReduceLogSum",
-         "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin", "ReduceLogicalAnd", "ReduceLogicalOr", "TopK"});
-    add(OpClass::data_movement, {"Concat",
-                                 "Transpose",
-                                 "Gather",
-                                 "GatherND",
-                                 "GatherElements",
-                                 "Slice",
-                                 "StridedSlice",
-                                 "Split",
-                                 "VariadicSplit",
-                                 "Pad",
-                                 "Tile",
-                                 "Expand",
-                                 "Broadcast",
-                                 "ScatterUpdate",
-                                 "ScatterNDUpdate",
-                                 "ScatterND",
-                                 "ScatterElements",
-                                 "ScatterElementsUpdate",
-                                 "Scatter",
-                                 "DepthToSpace",
-                                 "SpaceToDepth",
-                                 "ShuffleChannels",
-                                 "ConstantOfShape",
-                                 "ReadValue",
-                                 "Assign",
-                                 "Reverse",
-                                 "ReverseSequence",
-                                 "Trilu",
-                                 "OneHot",
-                                 "EyeLike",
-                                 "Compress",
-                                 "NonZero",
-                                 "Unique",
-                                 "Roll",
-                                 "Copy"});
-    add(OpClass::free, {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Shape", "ShapeOf", "Size", "Constant", "Const",
-                        "Parameter", "Result", "Identity", "Optional", "Sink"});
-    add(OpClass::other, {"DetectionOutput", "PriorBox", "PriorBoxClustered", "NonMaxSuppression", "Proposal",
-                         "RegionYolo", "Loop", "If", "Scan", "Einsum"});
-    return t;
-  }();
-  return table;
-}
-
-bool is_composite_activation(const std::string& t) {
-  return t == "Gelu" || t == "FastGelu" || t == "BiasGelu" || t == "Swish" || t == "Mish" || t == "SoftPlus" ||
-         t == "Softplus" || t == "HardSwish" || t == "HSwish";
-}
-
-bool is_transcendental(const std::string& t) {
-  static const std::set<std::string> names = {
-      "Exp",  "Log",  "Erf",  "Sqrt", "Pow",   "Power", "Tanh",  "Sigmoid", "Sin",  "Cos",  "Tan",      "Asin",
-      "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Elu",     "Selu", "Celu", "Softsign", "SoftSign"};
-  return names.count(t) > 0;
-}
 
 // Product of dims with unknown dims counted as 1 (the documented fallback, as Tensor::elements).
 double prod(const Shape& s, std::size_t from = 0) {
@@ -260,8 +168,14 @@ double pool_flops(const CostContext& c) {
 }
 
 double elementwise_factor(const Op& op) {
-  if (is_composite_activation(op.type)) return kCompositeActivationFlops;
-  if (is_transcendental(op.type)) return kTranscendentalFlops;
+  switch (op_type_info(op.type).element_cost) {
+    case ElementCost::composite:
+      return kCompositeActivationFlops;
+    case ElementCost::transcendental:
+      return kTranscendentalFlops;
+    case ElementCost::simple:
+      break;
+  }
   if (op.type == "Resize" || op.type == "Interpolate" || op.type == "Upsample") {
     std::string mode = op.attr_string("mode");
     return mode.find("linear") != std::string::npos || mode.find("cubic") != std::string::npos ? 4 : 1;
@@ -307,7 +221,7 @@ void compute(Graph& g, Op& op, std::set<std::string>& warned) {
       flops = 0;
       break;
     case OpClass::other:
-      if (!class_table().count(op.type) && warned.insert(op.type).second)
+      if (!is_known_op_type(op.type) && warned.insert(op.type).second)
         log::warn("op_costs.unknown:" + op.type, "unknown op type '" + op.type + "' (e.g. op '" + op.name +
                                                      "'): costed as one FLOP per output element, class other");
       flops = c.out_elements();
@@ -358,49 +272,6 @@ bool is_folded(const Graph& g, const Op& op) {
   for (int t : op.outputs)
     if (!g.tensor(t).is_constant) return false;
   return true;
-}
-
-const char* op_class_name(OpClass c) {
-  switch (c) {
-    case OpClass::conv:
-      return "conv";
-    case OpClass::matmul:
-      return "matmul";
-    case OpClass::pool:
-      return "pool";
-    case OpClass::elementwise:
-      return "elementwise";
-    case OpClass::normalization:
-      return "normalization";
-    case OpClass::softmax:
-      return "softmax";
-    case OpClass::reduce:
-      return "reduce";
-    case OpClass::data_movement:
-      return "data_movement";
-    case OpClass::free:
-      return "free";
-    case OpClass::other:
-      return "other";
-  }
-  return "other";
-}
-
-bool parse_op_class(const std::string& name, OpClass& out) {
-  for (OpClass c : {OpClass::conv, OpClass::matmul, OpClass::pool, OpClass::elementwise, OpClass::normalization,
-                    OpClass::softmax, OpClass::reduce, OpClass::data_movement, OpClass::free, OpClass::other}) {
-    if (name == op_class_name(c)) {
-      out = c;
-      return true;
-    }
-  }
-  return false;
-}
-
-OpClass classify(const std::string& op_type) {
-  const auto& t = class_table();
-  auto it = t.find(op_type);
-  return it == t.end() ? OpClass::other : it->second;
 }
 
 void annotate_costs(Graph& g) {

@@ -318,66 +318,6 @@ std::optional<Shape> transpose_like(const Shape& in, const Shape& out_ir) {
   return out;
 }
 
-const std::set<std::string>& same_as_input_types() {
-  static const std::set<std::string> s = {"Convert",
-                                          "ConvertLike",
-                                          "ReLU",
-                                          "Relu",
-                                          "Clamp",
-                                          "Swish",
-                                          "HSwish",
-                                          "HSigmoid",
-                                          "Gelu",
-                                          "Sigmoid",
-                                          "Tanh",
-                                          "Sqrt",
-                                          "Floor",
-                                          "Ceiling",
-                                          "Sin",
-                                          "Cos",
-                                          "Tan",
-                                          "Log",
-                                          "Exp",
-                                          "Abs",
-                                          "Erf",
-                                          "Negative",
-                                          "Sign",
-                                          "Round",
-                                          "Mish",
-                                          "SoftPlus",
-                                          "SoftSign",
-                                          "Elu",
-                                          "Selu",
-                                          "PRelu",
-                                          "LogicalNot",
-                                          "SoftMax",
-                                          "Softmax",
-                                          "LogSoftmax",
-                                          "MVN",
-                                          "NormalizeL2",
-                                          "BatchNormInference",
-                                          "LRN",
-                                          "GRN",
-                                          "CumSum",
-                                          "ScatterUpdate",
-                                          "ScatterElementsUpdate",
-                                          "ScatterNDUpdate",
-                                          "Assign",
-                                          "FakeQuantize",
-                                          "RMS",
-                                          "Identity",
-                                          "ReverseSequence"};
-  return s;
-}
-
-const std::set<std::string>& broadcasting_types() {
-  static const std::set<std::string> s = {
-      "Add",        "Subtract",  "Multiply",   "Divide",   "Power",      "Maximum",   "Minimum",   "SquaredDifference",
-      "FloorMod",   "Mod",       "Equal",      "NotEqual", "Less",       "LessEqual", "Greater",   "GreaterEqual",
-      "LogicalAnd", "LogicalOr", "LogicalXor", "Select",   "BitwiseAnd", "BitwiseOr", "BitwiseXor"};
-  return s;
-}
-
 // Candidate output shapes of `op` from its current input shapes and the IR's output shapes.
 std::vector<std::optional<Shape>> infer(const Op& op, const std::vector<const Shape*>& in,
                                         const std::vector<const Shape*>& in_ir, const std::vector<Shape>& out_ir) {
@@ -388,9 +328,10 @@ std::vector<std::optional<Shape>> infer(const Op& op, const std::vector<const Sh
   };
   const std::string& t = op.type;
   if (t == "Parameter" || t == "Const") return out;
-  if (same_as_input_types().count(t) && !in.empty()) {
+  const ShapeRule rule = op_type_info(t).shape_rule;
+  if (rule == ShapeRule::same_as_input && !in.empty()) {
     all(*in[0]);
-  } else if (broadcasting_types().count(t) && !in.empty()) {
+  } else if (rule == ShapeRule::broadcasting && !in.empty()) {
     all(broadcast(in, lower(op.attr_string("auto_broadcast", "numpy")) == "none"));
   } else if (t == "MatMul" && in.size() >= 2) {
     all(matmul(op, *in[0], *in[1]));

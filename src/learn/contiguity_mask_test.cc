@@ -42,7 +42,7 @@ TEST(ContiguityMask, UniformMaskedPlacementsAreFeasibleOnThePublishedGraphs) {
         mask.choose(u, unit_device[u]);
       }
       const Placement pl = expand(c, unit_device);
-      const TarnawskiResult r = tarnawski_latency(p, pl);
+      const Verdict r = tarnawski_latency(p, pl);
       ASSERT_TRUE(r.feasible) << rel << ", sample " << k << ": " << r.reason;
       EXPECT_EQ(tarnawski_violation(p, pl), 0.0) << rel;
       std::set<int> used(pl.begin(), pl.end());

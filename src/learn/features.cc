@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
 
-#include "graph/op_costs.h"
+#include "graph/op_types.h"
 #include "util/error.h"
 
 namespace devplace {
@@ -14,54 +13,6 @@ int vocab_index(std::string_view name) {
   for (std::size_t i = 0; i < kOpTypeVocabulary.size(); ++i)
     if (kOpTypeVocabulary[i] == name) return static_cast<int>(i);
   return static_cast<int>(kOpTypeVocabulary.size()) - 1;  // "other"
-}
-
-// Spellings of both vocabularies (ONNX, OpenVINO) that have a canonical name of their own.
-// Anything else falls back by OpClass in canonical_op_type.
-const std::unordered_map<std::string, int>& spelling_table() {
-  static const std::unordered_map<std::string, int> table = [] {
-    std::unordered_map<std::string, int> t;
-    auto add = [&t](std::string_view canonical, std::initializer_list<const char*> names) {
-      const int k = vocab_index(canonical);
-      for (const char* n : names) t.emplace(n, k);
-    };
-    add("add", {"Add", "Sum", "BiasAdd"});
-    add("sub", {"Sub", "Subtract"});
-    add("mul", {"Mul", "Multiply"});
-    add("div", {"Div", "Divide"});
-    add("relu", {"Relu", "ReLU", "LeakyRelu", "PRelu", "PReLU", "ThresholdedRelu"});
-    add("sigmoid", {"Sigmoid", "HardSigmoid", "HSigmoid"});
-    add("tanh", {"Tanh"});
-    add("gelu", {"Gelu", "FastGelu", "BiasGelu"});
-    add("erf", {"Erf"});
-    add("pow", {"Pow", "Power"});
-    add("sqrt", {"Sqrt"});
-    add("exp", {"Exp"});
-    add("clamp", {"Clip", "Clamp"});
-    add("batchnorm", {"BatchNormalization", "BatchNormInference"});
-    add("maxpool", {"MaxPool", "AdaptiveMaxPool"});
-    add("avgpool", {"AveragePool", "AvgPool", "AdaptiveAvgPool"});
-    add("globalpool", {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"});
-    add("reduce_mean", {"ReduceMean"});
-    add("concat", {"Concat"});
-    add("split", {"Split", "VariadicSplit"});
-    add("slice", {"Slice", "StridedSlice"});
-    add("gather", {"Gather", "GatherND", "GatherElements"});
-    add("transpose", {"Transpose"});
-    add("reshape", {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"});
-    add("shape_of", {"Shape", "ShapeOf", "Size"});
-    add("constant", {"Const", "Constant", "ConstantOfShape"});
-    add("parameter", {"Parameter"});
-    add("result", {"Result"});
-    add("convert", {"Cast", "CastLike", "Convert", "ConvertLike"});
-    add("pad", {"Pad"});
-    add("select", {"Where", "Select"});
-    add("compare",
-        {"Equal", "NotEqual", "Less", "LessOrEqual", "LessEqual", "Greater", "GreaterOrEqual", "GreaterEqual", "And",
-         "Or", "Xor", "Not", "LogicalAnd", "LogicalOr", "LogicalXor", "LogicalNot", "IsNaN", "IsInf"});
-    return t;
-  }();
-  return table;
 }
 
 void sinusoid(int index, int dims, float* out) {
@@ -76,33 +27,7 @@ float log1p_dim(std::int64_t d) { return d > 0 ? static_cast<float>(std::log1p(s
 
 }  // namespace
 
-int canonical_op_type(const std::string& op_type) {
-  const auto& t = spelling_table();
-  if (auto it = t.find(op_type); it != t.end()) return it->second;
-  switch (classify(op_type)) {
-    case OpClass::conv:
-      return vocab_index("conv");
-    case OpClass::matmul:
-      return vocab_index("matmul");
-    case OpClass::pool:
-      return vocab_index("avgpool");
-    case OpClass::elementwise:
-      return vocab_index("elementwise");
-    case OpClass::normalization:
-      return vocab_index("layernorm");
-    case OpClass::softmax:
-      return vocab_index("softmax");
-    case OpClass::reduce:
-      return vocab_index("reduce");
-    case OpClass::data_movement:
-      return vocab_index("data_movement");
-    case OpClass::free:
-      return vocab_index("reshape");
-    case OpClass::other:
-      break;
-  }
-  return vocab_index("other");
-}
+int canonical_op_type(const std::string& op_type) { return vocab_index(op_type_info(op_type).feature_name); }
 
 int FeatureMatrix::offset(const std::string& name) const {
   int col = 0;

@@ -46,10 +46,8 @@ inline constexpr std::array<std::string_view, 40> kOpTypeVocabulary = {
     "split",     "slice",     "gather",  "transpose", "reshape",    "shape_of",      "constant",    "parameter",
     "result",    "convert",   "pad",     "select",    "compare",    "data_movement", "elementwise", "other"};
 
-// Column index in kOpTypeVocabulary of an op type as a file spells it ("Convolution" -> conv).
-// Types not in the table fall back by OpClass (graph/op_costs.h): conv, matmul, pool ->
-// avgpool, elementwise, normalization -> layernorm, softmax, reduce, data_movement,
-// free -> reshape; class `other` -> "other".
+// Column index in kOpTypeVocabulary of an op type as a file spells it ("Convolution" -> conv):
+// its feature name in graph/op_types.h; "other" for a type the table does not know.
 int canonical_op_type(const std::string& op_type);
 
 struct FeatureOptions {

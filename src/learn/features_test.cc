@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 
+#include "graph/op_types.h"
 #include "io/model.h"
 #include "util/error.h"
 
@@ -77,6 +79,16 @@ TEST(FractalDimension, TenThousandNodesIsFast) {
   std::printf("[ fractal  ] 10000-node grid, R = 6: %.1f ms\n", s * 1e3);
   EXPECT_LT(s, 2.0);
   EXPECT_EQ(d.size(), 10000u);
+}
+
+TEST(OpTypeVocabulary, EveryRowOfTheOpTypeTableNamesAColumn) {
+  // A typo in graph/op_types.cc would silently send a type to "other".
+  for (const std::string& type : known_op_types()) {
+    const std::string_view name = op_type_info(type).feature_name;
+    EXPECT_NE(std::find(kOpTypeVocabulary.begin(), kOpTypeVocabulary.end(), name), kOpTypeVocabulary.end())
+        << type << " -> " << name;
+  }
+  EXPECT_GT(known_op_types().size(), 200u);
 }
 
 TEST(OpTypeVocabulary, SpellingsOfBothFormatsMeetInOneColumn) {

@@ -17,8 +17,13 @@ std::unique_ptr<Placer> make_hsdag_row(const std::string& name, const PlaceOptio
                                     ? "hsdag (fine-tuned " + std::to_string(options.fine_tune_episodes) + " episodes)"
                                     : "hsdag (zero-shot policy)");
   }
+  if (options.episodes > 0) c.episodes = options.episodes;
+  if (options.samples > 0) c.samples = options.samples;
   // Each row trains on its own, so each row's time is its whole cost.
-  if (name != "hsdag+polish") c.refine_evals = 0;
+  if (name != "hsdag+polish")
+    c.refine_evals = 0;
+  else if (options.polish_evals >= 0)
+    c.refine_evals = static_cast<int>(options.polish_evals);
   const TrainedPick pick = name == "hsdag"           ? TrainedPick::policy
                            : name == "hsdag-sampled" ? TrainedPick::sampled
                                                      : TrainedPick::polished;
@@ -28,6 +33,8 @@ std::unique_ptr<Placer> make_hsdag_row(const std::string& name, const PlaceOptio
 std::unique_ptr<Placer> make_peer_row(const std::string& name, const PlaceOptions& options) {
   PeerConfig c;
   c.algo = name;
+  if (options.episodes > 0) c.episodes = options.episodes;
+  if (options.samples > 0) c.samples = options.samples;
   if (name == "placeto" && !options.policy_file.empty())
     c.episodes = options.fine_tune_episodes, c.init_policy = options.policy_file;
   return make_peer_placer(c);

@@ -15,6 +15,8 @@
 
 namespace devplace {
 
+// Not a Verdict: a reward signal. The latency stays finite when infeasible (the simulator still
+// times an overflowing placement) and the distance from feasible replaces the reason.
 struct Evaluation {
   double latency = 0;  // seconds; finite even when infeasible if it could be timed
   bool feasible = true;

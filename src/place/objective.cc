@@ -14,13 +14,8 @@ ObjectiveFn make_objective(const Problem& problem, Objective objective) {
 }
 
 Verdict judge(const Problem& problem, const Placement& placement, Objective objective) {
-  if (objective == Objective::tarnawski) {
-    TarnawskiResult r = tarnawski_latency(problem, placement);
-    return {r.latency, r.feasible, r.reason};
-  }
-  Simulator sim(problem);
-  Schedule s = sim.run(placement);
-  return {s.feasible ? s.makespan : kInfeasibleTime, s.feasible, s.infeasible_reason};
+  if (objective == Objective::tarnawski) return tarnawski_latency(problem, placement);
+  return Simulator(problem).run(placement).verdict();
 }
 
 }  // namespace devplace

@@ -1,9 +1,9 @@
 // The floors every method must beat: one device for everything, a seeded random placement,
 // round-robin over the topological order, and the makespan lower bound.
 #include <algorithm>
-#include <random>
 
 #include "place/placer.h"
+#include "place/random_placement.h"
 
 namespace devplace {
 
@@ -24,18 +24,7 @@ class SingleDevice : public Placer {
 class RandomPlacer : public Placer {
  public:
   std::string name() const override { return "random"; }
-  Placement place(const Problem& p, const PlaceOptions& o) override {
-    std::mt19937_64 rng(o.seed);
-    Placement out(p.num_ops());
-    std::vector<int> ok;
-    for (int i = 0; i < p.num_ops(); ++i) {
-      ok.clear();
-      for (int d = 0; d < p.num_devices(); ++d)
-        if (p.op_time(i, d) < kInfeasibleTime) ok.push_back(d);
-      out[i] = ok.empty() ? 0 : ok[rng() % ok.size()];
-    }
-    return out;
-  }
+  Placement place(const Problem& p, const PlaceOptions& o) override { return RandomPlacements(o.seed).runnable(p); }
 };
 
 class RoundRobin : public Placer {

@@ -88,9 +88,9 @@ TarnawskiEvaluator::TarnawskiEvaluator(const Problem& problem) : p_(problem) {
 }
 
 double TarnawskiEvaluator::latency(const Placement& placement) { return run(placement, false).latency; }
-TarnawskiResult TarnawskiEvaluator::evaluate(const Placement& placement) { return run(placement, true); }
+Verdict TarnawskiEvaluator::evaluate(const Placement& placement) { return run(placement, true); }
 
-TarnawskiResult TarnawskiEvaluator::run(const Placement& pl, bool want_reason) {
+Verdict TarnawskiEvaluator::run(const Placement& pl, bool want_reason) {
   const Graph& g = p_.graph();
   if (host_ < 0) throw Error(g.source(), "", "tarnawski objective: the cluster has no cpu (host) device");
   if (static_cast<int>(pl.size()) != n_)
@@ -101,7 +101,7 @@ TarnawskiResult TarnawskiEvaluator::run(const Placement& pl, bool want_reason) {
       throw Error(g.source(), g.op(i).name,
                   "placed on device index " + std::to_string(pl[i]) + " of " + std::to_string(D_));
 
-  TarnawskiResult r;
+  Verdict r;
   auto fail = [&](auto&& make_reason) {
     r.latency = kInfeasibleTime;
     r.feasible = false;
@@ -287,7 +287,7 @@ TarnawskiResult TarnawskiEvaluator::run(const Placement& pl, bool want_reason) {
   return r;
 }
 
-TarnawskiResult tarnawski_latency(const Problem& problem, const Placement& placement) {
+Verdict tarnawski_latency(const Problem& problem, const Placement& placement) {
   TarnawskiEvaluator e(problem);
   return e.evaluate(placement);
 }

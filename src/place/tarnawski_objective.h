@@ -11,19 +11,15 @@
 #include <string>
 
 #include "cost/cost_model.h"
+#include "devplace/types.h"
 #include "sim/schedule.h"
 
 namespace devplace {
 
-struct TarnawskiResult {
-  double latency = 0;  // seconds; +inf when infeasible
-  bool feasible = true;
-  std::string reason;  // why infeasible: names the device or op and the violated constraint
-};
-
 // REQUIRES: the problem's host is device problem.host() (a cpu); every other device is an
-// accelerator. Evaluates `placement` under the model above.
-TarnawskiResult tarnawski_latency(const Problem& problem, const Placement& placement);
+// accelerator. Evaluates `placement` under the model above; when infeasible, the reason names
+// the device or op and the violated constraint.
+Verdict tarnawski_latency(const Problem& problem, const Placement& placement);
 
 // How far `placement` is from feasible under this model, so that a learner can rank infeasible
 // placements (an all-infeasible batch then still has a gradient). 0 exactly when every

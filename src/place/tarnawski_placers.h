@@ -21,12 +21,12 @@ class TarnawskiEvaluator {
  public:
   explicit TarnawskiEvaluator(const Problem& problem);
   // Throws Error for a placement of the wrong size or with a device index out of range.
-  TarnawskiResult evaluate(const Placement& placement);
+  Verdict evaluate(const Placement& placement);
   // The latency alone (+inf when infeasible); the same checks, no reason strings built.
   double latency(const Placement& placement);
 
  private:
-  TarnawskiResult run(const Placement& placement, bool want_reason);
+  Verdict run(const Placement& placement, bool want_reason);
 
   const Problem& p_;
   int n_ = 0, D_ = 0, host_ = -1, words_ = 1;

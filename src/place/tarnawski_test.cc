@@ -312,7 +312,7 @@ TEST(TarnawskiLatency, MatchesNaiveReferenceOnRandomDags) {
       Placement pl(p.num_ops());
       for (auto& d : pl) d = static_cast<int>(rng() % p.num_devices());
       const double want = naive_latency(p, pl);
-      const TarnawskiResult got = eval.evaluate(pl);
+      const Verdict got = eval.evaluate(pl);
       ASSERT_EQ(std::isinf(want), !got.feasible) << "trial " << trial << " " << got.reason;
       if (got.feasible) {
         ++feasible;

@@ -109,7 +109,7 @@ std::string grid_markdown(const ResultGrid& grid, const std::string& speedup_lab
   for (std::size_t r = 0; r < grid.methods.size(); ++r)
     for (std::size_t c = 0; c < grid.models.size(); ++c) {
       const auto& cell = grid.cells[r][c];
-      if (cell.ran && cell.error.empty() && cell.feasible) best[c] = std::min(best[c], cell.latency);
+      if (cell.ran && cell.error.empty() && cell.verdict.feasible) best[c] = std::min(best[c], cell.verdict.latency);
     }
   std::string notes;
   for (std::size_t r = 0; r < grid.methods.size(); ++r) {
@@ -121,12 +121,12 @@ std::string grid_markdown(const ResultGrid& grid, const std::string& speedup_lab
       } else if (!cell.error.empty()) {
         row.insert(row.end(), {"n/a", "-", "-", "-"});
         notes += "- " + grid.methods[r] + " on " + grid.models[c] + ": " + short_error(cell.error) + "\n";
-      } else if (!cell.feasible) {
+      } else if (!cell.verdict.feasible) {
         row.insert(row.end(), {"infeasible", "-", "-", fmt_seconds(cell.seconds)});
-        notes += "- " + grid.methods[r] + " on " + grid.models[c] + ": infeasible: " + short_error(cell.reason) + "\n";
+        notes += "- " + grid.methods[r] + " on " + grid.models[c] + ": infeasible: " + short_error(cell.verdict.reason) + "\n";
       } else {
-        std::string lat = fmt_ms(cell.latency);
-        if (cell.latency <= best[c]) lat = "**" + lat + "**";
+        std::string lat = fmt_ms(cell.verdict.latency);
+        if (cell.verdict.latency <= best[c]) lat = "**" + lat + "**";
         row.insert(row.end(), {lat, fmt_ratio(cell.speedup), fmt_gap(cell.gap), fmt_seconds(cell.seconds)});
       }
     }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "devplace/types.h"
+
 namespace devplace {
 
 // A GitHub-flavoured markdown table. `align` per column: 'l', 'r' or 'c' (missing = 'l').
@@ -29,9 +31,7 @@ std::string fmt_seconds(double seconds);
 struct ResultCell {
   bool ran = false;      // false: not run (shown as "-")
   std::string error;     // the placer refused or is unknown (shown as "n/a", listed below)
-  bool feasible = true;  // false: the placement breaks a limit (shown as "infeasible")
-  std::string reason;    // why infeasible (listed below the table)
-  double latency = 0;    // seconds
+  Verdict verdict;       // latency in seconds; infeasible ones are shown as "infeasible", the reason below
   double speedup = 0;    // reference latency / latency
   double gap = 0;        // latency / lower bound - 1
   double seconds = 0;    // placement or training wall time

@@ -27,10 +27,10 @@ TEST(Results, NumberFormats) {
 
 TEST(Results, GridBoldsBestAndListsErrors) {
   ResultGrid g({"slow", "fast", "broken", "overflow", "skipped"}, {"m"});
-  g.at(0, 0) = {true, "", true, "", 0.004, 1.0, 0.5, 0.01};
-  g.at(1, 0) = {true, "", true, "", 0.002, 2.0, 0.0, 1.5};
-  g.at(2, 0) = {true, "unknown algorithm 'broken'", false, "", INFINITY, 0, NAN, 0};
-  g.at(3, 0) = {true, "", false, "gpu over capacity by 3 MiB", INFINITY, 0, NAN, 0.2};
+  g.at(0, 0) = {true, "", {0.004, true, ""}, 1.0, 0.5, 0.01};
+  g.at(1, 0) = {true, "", {0.002, true, ""}, 2.0, 0.0, 1.5};
+  g.at(2, 0) = {true, "unknown algorithm 'broken'", {INFINITY, false, ""}, 0, NAN, 0};
+  g.at(3, 0) = {true, "", {INFINITY, false, "gpu over capacity by 3 MiB"}, 0, NAN, 0.2};
   const std::string md = grid_markdown(g);
   EXPECT_NE(md.find("| slow | 4.000 | 1.00x | +50.0% | 0.010 |"), std::string::npos) << md;
   EXPECT_NE(md.find("| fast | **2.000** | 2.00x | +0.0% | 1.500 |"), std::string::npos) << md;

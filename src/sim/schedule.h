@@ -38,6 +38,8 @@ struct Schedule {
   std::vector<std::int64_t> overflow;     // per device: bytes over capacity (0 if within)
   // Sum of overflow over devices; learned placers penalise in proportion to it.
   std::int64_t total_overflow() const;
+  // The schedule judged: the makespan (+inf when infeasible) and why it is infeasible.
+  Verdict verdict() const;
 };
 
 }  // namespace devplace

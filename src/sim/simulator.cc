@@ -15,6 +15,8 @@ std::int64_t Schedule::total_overflow() const {
   return s;
 }
 
+Verdict Schedule::verdict() const { return {feasible ? makespan : kInfeasibleTime, feasible, infeasible_reason}; }
+
 namespace {
 
 // Min-heap order: earlier first; at equal times finishes before readies (a device freed at t

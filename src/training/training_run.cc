@@ -1,0 +1,71 @@
+#include "training/training_run.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "util/error.h"
+
+namespace devplace {
+namespace {
+
+void check(const TrainingRun& run) {
+  const bool hsdag = run.algo == "hsdag";
+  if (run.executor && !hsdag) throw Error("", "", "a measured reward trains hsdag only (--algo hsdag)");
+  if (run.executor && !run.also.empty()) throw Error("", "", "--also trains on the simulator; drop --reward measured");
+  if (run.objective == Objective::tarnawski && (run.executor || !run.also.empty()))
+    throw Error("", "", "--objective tarnawski trains on their latency model: drop --reward measured and --also");
+  if (!hsdag && run.algo != "placeto" &&
+      (!run.also.empty() || !run.peer.init_policy.empty() || !run.peer.save_policy.empty()))
+    throw Error("", "", "--also, --policy and --save-policy need --algo hsdag or placeto");
+}
+
+// The lowest of hundreds of noisy measurements is a lucky run more often than the best
+// placement: measure the best few again, together, and keep the best median.
+void reconfirm(const TrainingRun& run, const MeasuredReward& measured, TrainingOutcome& out) {
+  TrainResult& r = out.results[0];
+  Reconfirmed& c = out.reconfirmed;
+  for (const auto& [p, latency] : measured.best_seen()) c.candidates.push_back(p), c.seen.push_back(latency);
+  if (std::find(c.candidates.begin(), c.candidates.end(), r.best) == c.candidates.end())
+    c.candidates.push_back(r.best), c.seen.push_back(r.best_latency);
+  c.confirmation = confirm_best(*run.executor, c.candidates, 1, run.confirm_runs);
+  r.best = c.candidates[c.confirmation.best];
+  r.best_latency = c.confirmation.measurements[c.confirmation.best].median;
+  out.confirmed = true;
+}
+
+}  // namespace
+
+TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
+  check(run);
+  std::unique_ptr<Reward> simulated = make_reward(problem, run.objective);
+  std::unique_ptr<MeasuredReward> measured;
+  if (run.executor) measured = std::make_unique<MeasuredReward>(*run.executor, run.measure);
+  Reward& reward = measured ? static_cast<Reward&>(*measured) : *simulated;
+  std::vector<std::unique_ptr<SimulatedReward>> other_rewards;
+  for (const Problem* p : run.also) other_rewards.push_back(std::make_unique<SimulatedReward>(*p));
+
+  TrainingOutcome out;
+  if (run.algo == "hsdag") {
+    std::vector<HsdagTask> tasks{{&problem, &reward}};
+    for (std::size_t i = 0; i < run.also.size(); ++i) tasks.push_back({run.also[i], other_rewards[i].get()});
+    out.results = tasks.size() > 1 ? train_hsdag_multi(tasks, run.hsdag, run.on_episode)
+                                   : std::vector<TrainResult>{train_hsdag(problem, reward, run.hsdag, run.on_episode)};
+  } else {
+    PeerConfig cfg = run.peer;
+    cfg.algo = run.algo;
+    std::vector<PeerTask> tasks{{&problem, &reward}};
+    for (std::size_t i = 0; i < run.also.size(); ++i) tasks.push_back({run.also[i], other_rewards[i].get()});
+    const std::vector<PeerResult> peers = cfg.algo == "placeto"
+                                              ? train_placeto_multi(tasks, cfg, run.on_episode)
+                                              : std::vector<PeerResult>{train_peer(problem, reward, cfg, run.on_episode)};
+    out.results.assign(peers.begin(), peers.end());
+  }
+  if (measured) {
+    out.measured_placements = measured->evaluations();
+    out.measuring_seconds = measured->seconds_measuring();
+    if (run.confirm_runs > 0) reconfirm(run, *measured, out);
+  }
+  return out;
+}
+
+}  // namespace devplace

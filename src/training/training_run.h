@@ -1,0 +1,55 @@
+// One training run as `devplace train` performs it, as a library call: HSDAG or a learned peer
+// (rnn, hierarchical, placeto) on one graph, optionally with more graphs for one shared policy,
+// on the simulator, the Tarnawski model or real measurements, and for measured rewards a final
+// confirmation of the best placements. The CLI only parses flags into a TrainingRun and prints.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "exec/measure.h"
+#include "learn/hsdag.h"
+#include "learn/peers.h"
+
+namespace devplace {
+
+struct TrainingRun {
+  std::string algo = "hsdag";  // hsdag, or a peer: rnn, hierarchical, placeto
+  HsdagConfig hsdag;           // used when algo == "hsdag"
+  PeerConfig peer;             // used otherwise (peer.algo is set from algo)
+  Objective objective = Objective::simulator;
+  // More graphs on the same cluster for one policy (hsdag, placeto); each is simulated.
+  // REQUIRES: they outlive the call.
+  std::vector<const Problem*> also;
+  // Set: the reward is the measured median latency on this executor (hsdag only). REQUIRES: it
+  // outlives the call.
+  Executor* executor = nullptr;
+  MeasureOptions measure{1, 3, 5};
+  // Measured rewards: re-measure the best few placements this many times each and keep the best
+  // median (0 = keep the training's own best).
+  int confirm_runs = 0;
+  std::function<void(const EpisodeLog&)> on_episode;
+};
+
+struct Reconfirmed {
+  std::vector<Placement> candidates;
+  std::vector<double> seen;  // latency each had in training, seconds
+  Confirmation confirmation;
+};
+
+struct TrainingOutcome {
+  std::vector<TrainResult> results;  // per graph, the main one first
+  // Measured rewards only.
+  long long measured_placements = 0;
+  double measuring_seconds = 0;
+  bool confirmed = false;  // results[0].best / best_latency come from the confirmation below
+  Reconfirmed reconfirmed;
+};
+
+// Runs `run` on `problem`. Throws Error (naming the flag-level option) on a combination that
+// cannot work: measured rewards with more graphs or the Tarnawski model, more graphs for a peer
+// other than placeto.
+TrainingOutcome run_training(const Problem& problem, const TrainingRun& run);
+
+}  // namespace devplace
