@@ -12,6 +12,8 @@ drawn from a seeded generator, which also keeps torch from de-duplicating identi
 into Identity nodes. Every initializer above ~1 KB then loses its data but keeps dims and
 data_type, so the files are tens of KB and still carry every shape devplace needs. The output is
 deterministic for a given torch version. The build and CI never run this script.
+With --held-out DIR it writes the held-out test graphs instead (tests/data/exports: Swin-T,
+ViT-B/16 and a ResNet-50 that flattens with x.view(x.size(0), -1); see export_held_out).
 
 BERT's sequence length is symbolic inside the graph (positions by CumSum, reshapes with -1), and
 only the declared input shape says 128: binding input_ids to [1, N] at import re-infers every shape.
@@ -156,12 +158,55 @@ def finish(path, static_inputs=None, doc=""):
     print("    ", dict(sorted(types.items())))
 
 
+class ResNetView(nn.Module):
+    """torchvision ResNet-50 whose head flattens with x.view(x.size(0), -1), the run-time shape
+    arithmetic (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) that older code exports."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = torchvision.models.resnet50(weights=None)
+
+    def forward(self, x):
+        n = self.net
+        x = n.maxpool(n.relu(n.bn1(n.conv1(x))))
+        x = n.layer4(n.layer3(n.layer2(n.layer1(x))))
+        x = n.avgpool(x)
+        return n.fc(x.view(x.size(0), -1))
+
+
+def export_held_out(out):
+    """Exports the held-out test graphs (tests/data/exports): models with run-time shape
+    arithmetic that devplace must fold. Published MACs (torchvision's model tables): Swin-T 4.49 G,
+    ViT-B/16 17.56 G, ResNet-50 4.09 G."""
+    swin = randomize(torchvision.models.swin_t(weights=None), SEED + 4)
+    path = os.path.join(out, "swin_t.onnx")
+    export(swin, torch.randn(1, 3, 224, 224), path, "input")
+    finish(path, doc="torchvision Swin-T (shifted windows, padding to a window multiple), input [1,3,224,224].")
+
+    vit = randomize(torchvision.models.vit_b_16(weights=None), SEED + 5)
+    path = os.path.join(out, "vit_b_16.onnx")
+    export(vit, torch.randn(1, 3, 224, 224), path, "input")
+    finish(path, doc="torchvision ViT-B/16 (class token expanded to the batch), input [1,3,224,224].")
+
+    view = randomize(ResNetView(), SEED + 6)
+    path = os.path.join(out, "resnet50_view.onnx")
+    export(view, torch.randn(1, 3, 224, 224), path, "input",
+           dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+    finish(path, doc="ResNet-50 flattening with x.view(x.size(0), -1), dynamic batch: bind input=N,3,224,224.")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
+    ap.add_argument("--held-out", metavar="DIR",
+                    help="export the held-out test graphs (Swin-T, ViT-B/16, ResNet-50 with view) to DIR instead")
     args = ap.parse_args()
-    os.makedirs(args.out, exist_ok=True)
     torch.manual_seed(SEED)
+    if args.held_out:
+        os.makedirs(args.held_out, exist_ok=True)
+        export_held_out(args.held_out)
+        return
+    os.makedirs(args.out, exist_ok=True)
 
     resnet = randomize(torchvision.models.resnet50(weights=None), SEED + 1)
     path = os.path.join(args.out, "resnet50.onnx")

@@ -28,6 +28,7 @@ struct WorkloadSpec {
   std::vector<std::string> inputs;  // input shape bindings, "name=1,3,224,224"
   std::string cluster;              // a cluster file (TOML/JSON) or preset name; empty: the model's own, else "paper"
   std::string costs;                // optional cost table (JSON) overriding the cost model for the ops it names
+  bool fusion = true;               // false: every op its own kernel (the cluster's fusion rules ignored)
 };
 
 // A model placed on a cluster: the graph, the devices and the cost of every op on every device.

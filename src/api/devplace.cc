@@ -26,7 +26,7 @@ Workload& Workload::operator=(Workload&&) noexcept = default;
 
 Workload Workload::load(const WorkloadSpec& spec) {
   auto impl = std::make_unique<Impl>();
-  impl->loaded = load_problem(spec.model, spec.inputs, spec.cluster, spec.costs);
+  impl->loaded = load_problem(spec.model, spec.inputs, spec.cluster, spec.costs, spec.fusion);
   return Workload(std::move(impl));
 }
 

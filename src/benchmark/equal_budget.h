@@ -14,9 +14,13 @@ struct EqualBudgetOptions {
   std::vector<std::string> models = {"resnet50", "inception_v3", "bert_base"};
   std::vector<std::int64_t> budgets = {500, 2000, 32000};
   std::vector<std::uint64_t> seeds = {1, 2, 3, 4, 5};
+  bool fusion = true;  // false: every op its own kernel (--no-fusion)
   // Best known latencies (s), printed beside the table: local search, 200,000 evaluations,
-  // best of seeds 1-5 (shared/learning-notes.md).
-  std::map<std::string, double> best_known = {
+  // best of seeds 1-5 (`devplace place M --cluster paper --algo local-search --budget 200000
+  // --seed S [--no-fusion]`; shared/learning-notes.md has the unfused ones).
+  std::map<std::string, double> best_known_with_fusion = {
+      {"resnet50", 2.757e-3}, {"inception_v3", 3.901e-3}, {"bert_base", 7.615e-3}};
+  std::map<std::string, double> best_known_without_fusion = {
       {"resnet50", 4.379e-3}, {"inception_v3", 4.858e-3}, {"bert_base", 10.825e-3}};
 };
 

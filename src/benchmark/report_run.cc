@@ -37,6 +37,7 @@ double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock:
 // Budgets of one run; --quick shrinks every one of them.
 struct Budgets {
   bool quick = false;
+  bool fusion = true;         // false: --no-fusion, every op its own kernel
   int hsdag_episodes = 0;     // 0: the default preset's (1000)
   int hsdag_refine = -1;      // -1: the preset's
   std::int64_t ls_evals = 0;  // local search; 0: its default (20000)
@@ -55,9 +56,10 @@ struct Budgets {
   double scale_cap_s = 300;  // a placer is skipped at a size where its predicted time exceeds this
 };
 
-Budgets make_budgets(bool quick) {
+Budgets make_budgets(bool quick, bool fusion) {
   Budgets b;
   b.quick = quick;
+  b.fusion = fusion;
   if (!quick) return b;
   b.hsdag_episodes = 100, b.hsdag_refine = 1000, b.ls_evals = 3000;
   b.peer_episodes = 10, b.peer_samples = 10, b.placeto_episodes = 2, b.placeto_samples = 5;
@@ -129,8 +131,8 @@ struct Report {
                const std::string& method, const ResultCell& c) {
     char buf[256];
     std::snprintf(buf, sizeof buf, "%s,%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,", section.c_str(), cluster.c_str(), model.c_str(),
-                  method.c_str(), c.verdict.feasible ? fmt_ms(c.verdict.latency).c_str() : "", c.verdict.feasible ? 1 : 0, c.speedup,
-                  std::isfinite(c.gap) ? c.gap : -1.0, c.seconds);
+                  method.c_str(), c.verdict.feasible ? fmt_ms(c.verdict.latency).c_str() : "",
+                  c.verdict.feasible ? 1 : 0, c.speedup, std::isfinite(c.gap) ? c.gap : -1.0, c.seconds);
     std::string note = c.error.empty() ? c.verdict.reason : c.error;
     std::replace(note.begin(), note.end(), ',', ';');
     csv += buf + short_error(note, 120) + "\n";
@@ -170,7 +172,7 @@ void main_tables(Report& rep, const std::vector<std::string>& models, const std:
     std::vector<double> lbs;
     std::string gpu_label;
     for (std::size_t m = 0; m < models.size(); ++m) {
-      auto ctx = load_problem(models[m], {}, preset, "");
+      auto ctx = load_problem(models[m], {}, preset, "", b.fusion);
       const Problem& pb = *ctx->problem;
       gpu_label = resolve_name(pb, "gpu-only");
       const double lb = makespan_lower_bound(pb);
@@ -288,7 +290,7 @@ void ablation_table(Report& rep, const std::vector<std::string>& models, const B
   std::vector<double> base(models.size(), 0);
   std::vector<std::unique_ptr<LoadedProblem>> ctxs;
   for (const auto& m : models) {
-    ctxs.push_back(load_problem(m, {}, "paper", ""));
+    ctxs.push_back(load_problem(m, {}, "paper", "", b.fusion));
   }
   for (std::size_t v = 0; v < variants.size(); ++v) {
     std::vector<std::string> row = {variants[v].name};
@@ -375,8 +377,8 @@ void tarnawski_table(Report& rep, const Budgets& b, std::uint64_t seed) {
                                     std::to_string(pb.num_devices() - 1)};
     std::map<std::string, ComparisonRow> rows;
     for (const auto& m : methods) {
-      const PlaceOptions o = bench_options(m, b, seed, Objective::tarnawski, b.tarnawski_ls_evals,
-                                           b.tarnawski_hsdag_episodes, 0);
+      const PlaceOptions o =
+          bench_options(m, b, seed, Objective::tarnawski, b.tarnawski_ls_evals, b.tarnawski_hsdag_episodes, 0);
       ComparisonRow r = run_placer(pb, m, o, [&] { return bench_placer(pb, m, o); });
       ResultCell cell = to_cell(r, 0, 0);
       rep.csv_row("tarnawski", pb.cluster().name, name, m, cell);
@@ -399,7 +401,7 @@ void tarnawski_table(Report& rep, const Budgets& b, std::uint64_t seed) {
 // --- Gantt charts ----------------------------------------------------------------------
 
 void gantt_section(Report& rep, const std::vector<std::string>& models,
-                   const std::map<std::string, BestPlacement>& best) {
+                   const std::map<std::string, BestPlacement>& best, bool fusion) {
   rep.md += "## Timelines of the best placements (cluster `paper`)\n\n";
   rep.md +=
       "One lane per device, ops coloured by class, transfers as grey bands from the sending to the receiving "
@@ -410,7 +412,7 @@ void gantt_section(Report& rep, const std::vector<std::string>& models,
       rep.md += "- " + m + ": no feasible placement, no chart.\n";
       continue;
     }
-    auto ctx = load_problem(m, {}, "paper", "");
+    auto ctx = load_problem(m, {}, "paper", "", fusion);
     Simulator sim(*ctx->problem);
     Schedule s = sim.run(it->second.placement);
     GanttOptions go;
@@ -566,7 +568,7 @@ void scale_section(Report& rep, const Budgets& b, std::uint64_t seed) {
 
 void run_bench_report(BenchReportOptions o) {
   const auto t0 = Clock::now();
-  const Budgets b = make_budgets(o.quick);
+  const Budgets b = make_budgets(o.quick, o.fusion);
   if (o.models.empty()) o.models = {"resnet50", "inception_v3", "bert_base"};
   if (o.presets.empty()) o.presets = {"paper", "server", "nvlink4"};
   std::filesystem::create_directories(o.out + "/img");
@@ -582,6 +584,7 @@ void run_bench_report(BenchReportOptions o) {
     std::string cmdline = "devplace bench";
     if (o.quick) cmdline += " --quick";
     if (o.scale_only) cmdline += " --scale";
+    if (!o.fusion) cmdline += " --no-fusion";
     cmdline += " --out " + o.out;
     if (o.seed != 1) cmdline += " --seed " + std::to_string(o.seed);
     char buf[1024];
@@ -617,7 +620,7 @@ void run_bench_report(BenchReportOptions o) {
     ablation_table(rep, o.models, b);
     write(false);
     tarnawski_table(rep, b, o.seed);
-    gantt_section(rep, o.models, best);
+    gantt_section(rep, o.models, best, o.fusion);
     write(false);
   }
   scale_section(rep, b, o.seed);

@@ -19,6 +19,7 @@ struct BenchReportOptions {
   std::vector<std::string> models;   // empty: resnet50, inception_v3, bert_base
   std::vector<std::string> presets;  // empty: paper, server, nvlink4
   std::uint64_t seed = 1;            // every placer's and the synthetic graphs'
+  bool fusion = true;                // false: every op its own kernel (--no-fusion)
 };
 
 void run_bench_report(BenchReportOptions options);

@@ -11,7 +11,7 @@ namespace devplace::cli {
 
 void add_bench_command(CLI::App& app) {
   struct Args {
-    bool quick = false, scale_only = false, equal_budget = false;
+    bool quick = false, scale_only = false, equal_budget = false, fusion = true;
     std::vector<std::int64_t> budgets;
     std::vector<std::uint64_t> seeds;
     std::string out = "docs";
@@ -34,10 +34,12 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--models", a->models, "Bundled models (default: resnet50,inception_v3,bert_base)")->delimiter(',');
   cmd->add_option("--presets", a->presets, "Cluster presets (default: paper,server,nvlink4)")->delimiter(',');
   cmd->add_option("--seed", a->seed, "Seed of every placer and of the synthetic graphs (default 1)");
+  cmd->add_flag("--no-fusion{false}", a->fusion, "Cost every op as its own kernel (docs/cost-model.md)");
   cmd->callback([a] {
     if (a->equal_budget) {
       EqualBudgetOptions o;
       o.out = a->out;
+      o.fusion = a->fusion;
       if (!a->models.empty()) o.models = a->models;
       if (!a->budgets.empty()) o.budgets = a->budgets;
       if (!a->seeds.empty()) o.seeds = a->seeds;
@@ -47,6 +49,7 @@ void add_bench_command(CLI::App& app) {
     BenchReportOptions o;
     o.quick = a->quick, o.scale_only = a->scale_only, o.out = a->out, o.models = a->models, o.presets = a->presets;
     o.seed = a->seed;
+    o.fusion = a->fusion;
     run_bench_report(o);
   });
 }

@@ -1,6 +1,7 @@
 // `devplace costs MODEL... --cluster C...`: the sanity check of a cost model. For every model
 // and cluster: each single device's makespan and the share of ops on which each device is the
-// fastest. A preset where one device wins every op makes placement trivial; this shows it.
+// fastest, and how many kernels it launches running the whole model (fewer than its kernel ops
+// where it fuses). A preset where one device wins every op makes placement trivial; this shows it.
 #include <cmath>
 #include <cstdio>
 
@@ -31,10 +32,16 @@ void report(const ModelOptions& mo) {
     ++kernels;
     ++wins[best];
   }
-  for (int d = 0; d < D; ++d) single[d] = sim.makespan(Placement(g.num_ops(), d));
+  std::vector<int> launches(D, 0);
   for (int d = 0; d < D; ++d) {
-    std::printf("%-14s %-22s %-8s %10s ms   fastest on %5.1f%% of %d kernel ops\n", g.name().c_str(), c.name.c_str(),
-                c.devices[d].name.c_str(), ms(single[d]).c_str(), kernels ? 100.0 * wins[d] / kernels : 0.0, kernels);
+    single[d] = sim.makespan(Placement(g.num_ops(), d));
+    for (int i = 0; i < g.num_ops(); ++i)
+      launches[d] += pb.standalone_time(i, d) > 0 && std::isfinite(pb.op_time(i, d)) && pb.fusion_parent(i, d) < 0;
+  }
+  for (int d = 0; d < D; ++d) {
+    std::printf("%-14s %-22s %-8s %10s ms   fastest on %5.1f%% of %d kernel ops, %d kernels alone\n", g.name().c_str(),
+                c.name.c_str(), c.devices[d].name.c_str(), ms(single[d]).c_str(),
+                kernels ? 100.0 * wins[d] / kernels : 0.0, kernels, launches[d]);
   }
   int cpu = c.first_of_kind("cpu");
   for (int d = 0; d < D; ++d)
@@ -53,6 +60,7 @@ void add_costs_command(CLI::App& app) {
     std::vector<std::string> clusters;  // empty: the model's own devices, else every preset
     std::vector<std::string> inputs;
     std::string costs;
+    bool fusion = true;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -60,6 +68,7 @@ void add_costs_command(CLI::App& app) {
   cmd->add_option("models", a->models, "Models (default: the three bundled ones)");
   cmd->add_option("--cluster,-c", a->clusters, "Clusters (default: the model's own devices, else every preset)");
   cmd->add_option("--input", a->inputs, "Bind a dynamic input shape (repeatable)");
+  cmd->add_flag("--no-fusion{false}", a->fusion, "Cost every op as its own kernel (docs/cost-model.md)");
   cmd->callback([a] {
     std::printf("%-14s %-22s %-8s %13s\n", "model", "cluster", "device", "single-device");
     for (const auto& m : a->models) {
@@ -68,7 +77,7 @@ void add_costs_command(CLI::App& app) {
         Model model = load_model_only(ModelOptions{m, a->inputs, "", ""});
         clusters = model.cluster ? std::vector<std::string>{""} : cluster_presets();
       }
-      for (const auto& c : clusters) report(ModelOptions{m, a->inputs, c, a->costs});
+      for (const auto& c : clusters) report(ModelOptions{m, a->inputs, c, a->costs, a->fusion});
     }
   });
 }

@@ -11,7 +11,7 @@ namespace devplace::cli {
 Model load_model_only(const ModelOptions& opts) { return load_model(opts.model, import_options(opts.inputs)); }
 
 std::unique_ptr<Context> load_context(const ModelOptions& opts) {
-  return load_problem(opts.model, opts.inputs, opts.cluster, opts.costs);
+  return load_problem(opts.model, opts.inputs, opts.cluster, opts.costs, opts.fusion);
 }
 
 Placement placement_from_options(const Graph& g, const Cluster& c, const std::string& placement_file,

@@ -17,6 +17,7 @@ struct ModelOptions {
   std::vector<std::string> inputs;  // "name=1,128" bindings
   std::string cluster;              // path or preset; empty: the model's own, else "paper"
   std::string costs;                // optional cost table overriding the roofline
+  bool fusion = true;               // false: --no-fusion, one kernel per op
 };
 
 using Context = LoadedProblem;  // io/model.h

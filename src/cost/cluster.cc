@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "cost/fusion.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -67,6 +68,14 @@ void Cluster::validate(const std::string& file) const {
       if (!(e > 0 && e <= 1)) throw Error(file, d.name, "efficiency of '" + k + "' must be in (0, 1]");
     if (!(d.default_efficiency > 0 && d.default_efficiency <= 1))
       throw Error(file, d.name, "default efficiency must be in (0, 1]");
+    for (auto& r : d.fusion) {
+      FusionRule rule;
+      if (!parse_fusion_rule(r, rule)) {
+        std::string known;
+        for (FusionRule k : all_fusion_rules()) known += std::string(known.empty() ? "" : ", ") + fusion_rule_name(k);
+        throw Error(file, d.name, "unknown fusion rule '" + r + "' (known: " + known + ")");
+      }
+    }
   }
   for (int s = 0; s < num_devices(); ++s)
     for (int t = 0; t < num_devices(); ++t) {
@@ -165,6 +174,15 @@ Cluster cluster_from_json(const json& j, const std::string& file) {
       }
     }
     if (auto s = d.find("supported_ops"); s != d.end()) dev.supported_ops = s->get<std::vector<std::string>>();
+    if (auto f = d.find("fusion"); f != d.end()) {
+      if (!f->is_array()) throw Error(file, w, "'fusion' must be a list of rule names ([] for none)");
+      for (auto& r : *f) {
+        if (!r.is_string()) throw Error(file, w, "'fusion' must be a list of rule names ([] for none)");
+        dev.fusion.push_back(r.get<std::string>());
+      }
+    } else {
+      dev.fusion = default_fusion_rules(dev.kind);
+    }
     c.devices.push_back(std::move(dev));
   }
   // Check devices first so that link errors can name them.
@@ -206,6 +224,7 @@ json cluster_to_json(const Cluster& c) {
     o["default_efficiency"] = d.default_efficiency;
     o["efficiency"] = d.efficiency;
     if (!d.supported_ops.empty()) o["supported_ops"] = d.supported_ops;
+    o["fusion"] = d.fusion;
     j["devices"].push_back(o);
   }
   j["links"] = json::array();
@@ -219,6 +238,11 @@ json cluster_to_json(const Cluster& c) {
                               {"latency_us", l.latency * 1e6}});
       }
   return j;
+}
+
+Cluster without_fusion(Cluster c) {
+  for (auto& d : c.devices) d.fusion.clear();
+  return c;
 }
 
 std::vector<std::string> cluster_presets() { return {"paper", "server", "nvlink4"}; }

@@ -24,6 +24,9 @@ struct Device {
   double default_efficiency = 0.5;           // fraction of peak reached by op classes not listed below
   std::map<std::string, double> efficiency;  // op class name (see op_costs.h) -> fraction of peak
   std::vector<std::string> supported_ops;    // op types this device runs; empty = all
+  // Fusion rules its runtime applies (cost/fusion.h names them). A device built in code fuses
+  // nothing; a cluster file without `fusion` gets default_fusion_rules(kind).
+  std::vector<std::string> fusion;
   bool supports(const std::string& op_type) const;
 };
 
@@ -56,6 +59,9 @@ class Cluster {
   std::vector<Link> links_;  // dense: src * n + dst
   std::vector<bool> has_;
 };
+
+// The same cluster with every device's fusion rules removed (`--no-fusion`: one kernel per op).
+Cluster without_fusion(Cluster c);
 
 // `spec` is a JSON file path or a preset name ("paper", "server", "nvlink4").
 Cluster load_cluster(const std::string& spec);

@@ -1,25 +1,41 @@
 #include "cost/cost_model.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
+#include "cost/fusion.h"
 #include "graph/op_costs.h"
 #include "util/error.h"
 
 namespace devplace {
 
+namespace {
+
+double efficiency(const Device& d, const std::string& type, OpClass cls) {
+  // An exact op type beats its class, so a file can tune one kernel without touching others.
+  if (auto it = d.efficiency.find(type); it != d.efficiency.end()) return it->second;
+  if (auto ic = d.efficiency.find(op_class_name(cls)); ic != d.efficiency.end()) return ic->second;
+  return d.default_efficiency;
+}
+
+}  // namespace
+
 double roofline_time(const Op& op, const Device& d) {
   if (!d.supports(op.type)) return kInfeasibleTime;
   const OpClass cls = classify(op.type);
   if (cls == OpClass::free) return 0;
-  double eff = d.default_efficiency;
-  // An exact op type beats its class, so a file can tune one kernel without touching others.
-  if (auto it = d.efficiency.find(op.type); it != d.efficiency.end())
-    eff = it->second;
-  else if (auto ic = d.efficiency.find(op_class_name(cls)); ic != d.efficiency.end())
-    eff = ic->second;
-  const double compute = op.flops / (d.peak_flops * eff);
+  const double compute = op.flops / (d.peak_flops * efficiency(d, op.type, cls));
   const double memory = static_cast<double>(op.bytes_accessed) / d.mem_bandwidth;
   return d.launch_overhead + std::max(compute, memory);
+}
+
+double fused_roofline_time(const Op& op, const Device& d, std::int64_t chain_input_bytes, std::int64_t output_bytes) {
+  if (!d.supports(op.type)) return kInfeasibleTime;
+  const OpClass cls = classify(op.type);
+  const double compute = op.flops / (d.peak_flops * efficiency(d, op.type, cls));
+  const auto moved = std::max<std::int64_t>(0, op.bytes_accessed - chain_input_bytes - output_bytes);
+  return std::max(compute, static_cast<double>(moved) / d.mem_bandwidth);
 }
 
 Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides)
@@ -55,6 +71,7 @@ Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides
       op_time_[static_cast<std::size_t>(i) * D + d] = t;
     }
   }
+  apply_fusion(overrides);
   const int T = graph.num_tensors();
   tensor_bytes_.resize(T);
   fixed_transfer_.assign(T, -1.0);
@@ -90,6 +107,55 @@ Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides
       // Table transfer costs are per host crossing; device-to-device goes through the host.
       hops_[s * D + d] = (s == host_ || d == host_) ? 1.0 : 2.0;
     }
+}
+
+}  // namespace devplace
+
+namespace devplace {
+
+void Problem::apply_fusion(const CostTable* overrides) {
+  const Graph& g = *graph_;
+  const int n = num_ops_, D = num_devices_;
+  std::vector<char> fusible(n);
+  for (int i = 0; i < n; ++i) {
+    const Op& op = g.op(i);
+    fusible[i] = !is_folded(g, op) && !(overrides && overrides->op_time.count(op.name));
+  }
+  // Devices with the same rules share one pass.
+  std::map<std::vector<std::string>, std::vector<int>> parents_by_rules;
+  for (int d = 0; d < D; ++d) {
+    const auto& names = cluster_.devices[d].fusion;
+    if (names.empty() || parents_by_rules.count(names)) continue;
+    std::vector<FusionRule> rules;
+    for (auto& r : names) {
+      FusionRule rule;
+      if (!parse_fusion_rule(r, rule))
+        throw Error(cluster_.name, cluster_.devices[d].name, "unknown fusion rule '" + r + "'");
+      rules.push_back(rule);
+    }
+    parents_by_rules[names] = fusion_parents(g, rules, fusible);
+  }
+  if (parents_by_rules.empty()) return;
+  fusion_parent_.assign(static_cast<std::size_t>(n) * D, -1);
+  standalone_time_ = op_time_;
+  for (int d = 0; d < D; ++d) {
+    const Device& dev = cluster_.devices[d];
+    if (dev.fusion.empty()) continue;
+    const auto& parent = parents_by_rules.at(dev.fusion);
+    for (int i = 0; i < n; ++i) {
+      const int p = parent[i];
+      const std::size_t k = static_cast<std::size_t>(i) * D + d;
+      if (p < 0 || std::isinf(op_time_[k])) continue;
+      const Op& op = g.op(i);
+      std::int64_t chain = 0, out = 0;
+      for (int t : op.inputs)
+        if (g.tensor(t).producer == p) chain = g.tensor(t).bytes();
+      for (int t : op.outputs) out += g.tensor(t).bytes();
+      fusion_parent_[k] = p;
+      op_time_[k] = std::min(op_time_[k], fused_roofline_time(op, dev, chain, out));
+      ++fused_pairs_;
+    }
+  }
 }
 
 }  // namespace devplace

@@ -4,6 +4,8 @@
 // with no kernel (0 s) for `free` ops (Reshape, Const, Parameter ...) and +inf where the device
 // does not support the op type. A transfer of a tensor over a link takes latency + bytes / bw.
 // A CostTable, when given, overrides both for the ops and tensors it names (see cost_table.h).
+// Operator fusion (cost/fusion.h): an op that joins its producer's kernel on a device pays no
+// launch and does not re-read the producer's output there, as long as both are placed on it.
 // Details and calibration: docs/cost-model.md.
 #pragma once
 
@@ -30,8 +32,27 @@ class Problem {
   int num_ops() const { return num_ops_; }
   int num_devices() const { return num_devices_; }
 
-  // Seconds op `op` takes on device `d` (kInfeasibleTime if unsupported).
+  // Seconds op `op` takes on device `d` (kInfeasibleTime if unsupported), fused into its fusion
+  // parent's kernel where it has one there: the time it takes when its chain is kept together.
   double op_time(int op, int d) const { return op_time_[static_cast<std::size_t>(op) * num_devices_ + d]; }
+  // The op whose kernel `op` joins on device `d` when both run there (cost/fusion.h), or -1.
+  int fusion_parent(int op, int d) const {
+    return fusion_parent_.empty() ? -1 : fusion_parent_[static_cast<std::size_t>(op) * num_devices_ + d];
+  }
+  // Seconds `op` takes on `d` in its own kernel (its fusion parent placed elsewhere).
+  double standalone_time(int op, int d) const {
+    return fusion_parent(op, d) < 0 ? op_time(op, d)
+                                    : standalone_time_[static_cast<std::size_t>(op) * num_devices_ + d];
+  }
+  // Seconds `op` takes where `placement` (one device index per op) puts it.
+  template <class Placement>
+  double placed_time(int op, const Placement& placement) const {
+    const int d = placement[op];
+    const int parent = fusion_parent(op, d);
+    return parent >= 0 && placement[parent] != d ? standalone_time(op, d) : op_time(op, d);
+  }
+  // Number of (op, device) pairs that fuse; 0 when no device fuses.
+  int fused_pairs() const { return fused_pairs_; }
   // Seconds to move tensor `t` from device `src` to `dst` (0 when src == dst, or when `t` is
   // resident: constants are on every device before the first inference).
   double transfer_time(int t, int src, int dst) const {
@@ -52,18 +73,26 @@ class Problem {
   int host() const { return host_; }
 
  private:
+  // Fills fusion_parent_ and standalone_time_ and lowers op_time_ where ops fuse.
+  void apply_fusion(const CostTable* overrides);
+
   const Graph* graph_;
   Cluster cluster_;
   int num_ops_, num_devices_;
   int host_;
-  std::vector<double> op_time_;
+  std::vector<double> op_time_, standalone_time_;
+  std::vector<int> fusion_parent_;  // empty when nothing fuses
+  int fused_pairs_ = 0;
   std::vector<std::int64_t> tensor_bytes_, weight_bytes_;
   std::vector<double> fixed_transfer_;
   std::vector<char> resident_;
   std::vector<double> link_latency_, link_inv_bw_, hops_;
 };
 
-// The roofline time of one op on one device, without any table override.
+// The roofline time of one op on one device, without any table override or fusion.
 double roofline_time(const Op& op, const Device& d);
+// The roofline time of `op` fused after the op that made `chain_input`: no launch, and neither
+// that tensor nor its own output goes through memory (the chain's head writes one).
+double fused_roofline_time(const Op& op, const Device& d, std::int64_t chain_input_bytes, std::int64_t output_bytes);
 
 }  // namespace devplace

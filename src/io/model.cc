@@ -141,10 +141,12 @@ ImportOptions import_options(const std::vector<std::string>& inputs) {
 }
 
 std::unique_ptr<LoadedProblem> load_problem(const std::string& model_spec, const std::vector<std::string>& inputs,
-                                            const std::string& cluster_spec, const std::string& costs_file) {
+                                            const std::string& cluster_spec, const std::string& costs_file,
+                                            bool fusion) {
   auto lp = std::make_unique<LoadedProblem>();
   lp->model = load_model(model_spec, import_options(inputs));
   Cluster cluster = resolve_cluster(lp->model, cluster_spec, lp->cluster_spec);
+  if (!fusion) cluster = without_fusion(std::move(cluster));
   CostTable table = merged_costs(lp->model, cluster, costs_file);
   lp->problem = std::make_unique<Problem>(lp->model.graph, std::move(cluster), table.empty() ? nullptr : &table);
   return lp;

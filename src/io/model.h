@@ -65,7 +65,9 @@ struct LoadedProblem {
 // a cluster file or preset, empty for the file's own devices, else "paper"; `costs_file`
 // (optional): a cost table whose entries override the model's costs. Throws Error naming the
 // file (and op) for bad input, e.g. a cost for an op the model lacks or a device the cluster lacks.
+// `fusion` false costs every op as its own kernel (the cluster's fusion rules dropped).
 std::unique_ptr<LoadedProblem> load_problem(const std::string& model_spec, const std::vector<std::string>& inputs,
-                                            const std::string& cluster_spec, const std::string& costs_file);
+                                            const std::string& cluster_spec, const std::string& costs_file,
+                                            bool fusion = true);
 
 }  // namespace devplace

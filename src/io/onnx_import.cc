@@ -7,10 +7,10 @@
 #include <unordered_set>
 
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include "graph/op_costs.h"
 #include "graph/static_folding.h"
+#include "io/onnx_static_values.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log.h"
@@ -132,12 +132,10 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source, con
   if (model.ir_version() <= 0) throw Error(source, "", "not a valid ONNX model: missing ir_version");
 
   apply_bindings(model, opts, source);
-  try {
-    onnx::ShapeInferenceOptions options(/*check_type=*/false, /*strict_mode=*/0, /*data_prop=*/true);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
-  } catch (const std::exception& e) {
-    throw Error(source, "", std::string("shape inference failed: ") + e.what());
-  }
+  // Shapes come from a working copy in which static shape arithmetic has been evaluated; the
+  // graph keeps the file's own nodes.
+  const auto file_nodes = model.graph().node();
+  infer_shapes_with_static_values(model, source);
 
   const onnx::GraphProto& gp = model.graph();
   std::string stem = std::filesystem::path(source).stem().string();
@@ -155,8 +153,8 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source, con
   for (const auto& init : gp.initializer()) initializers[init.name()] = &init;
 
   std::set<std::string> taken;
-  for (int i = 0; i < gp.node_size(); ++i) {
-    const auto& node = gp.node(i);
+  for (int i = 0; i < file_nodes.size(); ++i) {
+    const auto& node = file_nodes.Get(i);
     Op op;
     op.type = node.op_type();
     op.name = onnx_op_name(node.name(), node.op_type(), i, taken);

@@ -101,9 +101,9 @@ class BranchAndBound {
   bool interchangeable(int d, int e) const {
     const auto& a = p_.cluster().devices[d];
     const auto& b = p_.cluster().devices[e];
-    if (a.kind != b.kind || a.memory_bytes != b.memory_bytes) return false;
+    if (a.kind != b.kind || a.memory_bytes != b.memory_bytes || a.fusion != b.fusion) return false;
     for (int i = 0; i < n_; ++i)
-      if (p_.op_time(i, d) != p_.op_time(i, e)) return false;
+      if (p_.op_time(i, d) != p_.op_time(i, e) || p_.standalone_time(i, d) != p_.standalone_time(i, e)) return false;
     for (int t = 0; t < p_.graph().num_tensors(); ++t) {
       if (p_.graph().tensor(t).producer < 0) continue;
       if (p_.transfer_time(t, d, e) != p_.transfer_time(t, e, d)) return false;

@@ -122,7 +122,7 @@ bool Simulator::simulate(const Placement& p, int& bad_op) {
     queues[d].pop_back();
     busy[d] = 1;
     op_start_[op] = now;
-    op_end_[op] = now + problem_.op_time(op, d);
+    op_end_[op] = now + problem_.placed_time(op, p);
     events.push_back({op_end_[op], op, false});
     std::push_heap(events.begin(), events.end(), EventLater{});
   };

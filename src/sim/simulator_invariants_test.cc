@@ -38,7 +38,7 @@ TEST_P(BundledModel, RandomPlacementsRespectDependenciesAndDevices) {
       for (int i = 0; i < g.num_ops(); ++i) {
         const auto& sp = s.ops[i];
         EXPECT_EQ(sp.device, p[i]);
-        EXPECT_NEAR(sp.end - sp.start, pb.op_time(i, p[i]), 1e-12);
+        EXPECT_NEAR(sp.end - sp.start, pb.placed_time(i, p), 1e-12);
         last = std::max(last, sp.end);
         for (int t : g.op(i).inputs) {
           int prod = g.tensor(t).producer;
