@@ -224,5 +224,33 @@ TEST(Cli, NoFusionChargesOneKernelPerOp) {
   EXPECT_NE(costs_plain.output.find("of 121 kernel ops, 121 kernels alone"), std::string::npos) << costs_plain.output;
 }
 
+// The exports of `place` and the affinity checker, end to end: a written map passes the checker;
+// one missing an op fails with one line naming the map; a device map of an all-GPU ResNet-50 is
+// one entry for the whole model.
+TEST(Cli, ExportedMapsPassTheCheckerAndABrokenMapFails) {
+  const std::string dir = ::testing::TempDir();
+  Result placed = devplace("place inception_v3 --cluster paper --algo heft --export-affinity " + dir +
+                           "/aff.json --export-device-map " + dir + "/dm.json");
+  ASSERT_EQ(placed.status, 0) << placed.output;
+  EXPECT_NE(placed.output.find("OpenVINO affinity map"), std::string::npos) << placed.output;
+  EXPECT_NE(placed.output.find("keep their device at module level"), std::string::npos) << placed.output;
+  Result ok = devplace("check-affinity inception_v3 " + dir + "/aff.json --cluster paper");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+  EXPECT_NE(ok.output.find("0 violations"), std::string::npos) << ok.output;
+  auto map = nlohmann::json::parse(read_file(dir + "/aff.json"));
+  map["affinity"].erase(map["affinity"].begin());
+  const std::string broken = temp_file("broken_aff.json", map.dump());
+  Result bad = devplace("check-affinity inception_v3 " + broken + " --cluster paper");
+  EXPECT_EQ(bad.status, 1) << bad.output;
+  EXPECT_NE(bad.output.find("missing: "), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("devplace: error: " + broken + ": 1 violations"), std::string::npos) << bad.output;
+
+  Result gpu = devplace("place resnet50 --cluster paper --algo gpu-only --export-device-map " + dir + "/dm_gpu.json");
+  ASSERT_EQ(gpu.status, 0) << gpu.output;
+  auto dm = nlohmann::json::parse(read_file(dir + "/dm_gpu.json"));
+  EXPECT_EQ(dm["device_map"], nlohmann::json({{"", "cuda:0"}}));
+  EXPECT_EQ(dm["preserved_ops"], 122);
+}
+
 }  // namespace
 }  // namespace devplace

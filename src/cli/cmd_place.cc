@@ -1,12 +1,15 @@
 // `devplace place MODEL --algo NAME`: run one placer, print its verdict, write the placement
-// (and optionally a trace, an annotated ONNX copy, an OpenVINO affinity map).
+// (and optionally a trace, an annotated ONNX copy, an OpenVINO affinity map, a PyTorch device
+// map). docs/placement-export.md says how to apply each.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 
 #include "cli/command_list.h"
 #include "io/placement_export.h"
 #include "io/placement_io.h"
+#include "io/torch_device_map.h"
 #include "place/compare.h"
 #include "report/trace.h"
 #include "sim/simulator.h"
@@ -35,7 +38,7 @@ void add_place_command(CLI::App& app) {
   struct Args {
     ModelOptions model;
     SearchArgs search;
-    std::string algo = "local-search", out, trace, onnx, affinity, policy;
+    std::string algo = "local-search", out, trace, onnx, affinity, device_map, policy;
     int finetune = 0;
   };
   auto a = std::make_shared<Args>();
@@ -57,7 +60,10 @@ void add_place_command(CLI::App& app) {
   cmd->add_option("-o,--output", a->out, "Placement file to write (JSON)");
   cmd->add_option("--trace", a->trace, "Chrome trace of the simulated schedule");
   cmd->add_option("--export-onnx", a->onnx, "Copy of the ONNX model annotated with the placement");
-  cmd->add_option("--export-affinity", a->affinity, "OpenVINO affinity map (op -> CPU/GPU) for HETERO");
+  cmd->add_option("--export-affinity", a->affinity,
+                  "OpenVINO affinity map (op -> CPU/GPU) for HETERO, adjusted to HETERO's rules (changes reported)");
+  cmd->add_option("--export-device-map", a->device_map,
+                  "PyTorch device map (module path -> cpu/cuda:N) of a torch.onnx export");
   cmd->callback([a] {
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
@@ -98,7 +104,39 @@ void add_place_command(CLI::App& app) {
         throw Error(pb.graph().source(), "", "--export-onnx needs an ONNX model");
       export_onnx_with_placement(pb.graph().source(), pb.graph(), c, p, a->onnx);
     }
-    if (!a->affinity.empty()) export_openvino_affinity(pb.graph(), c, p, a->affinity);
+    auto simulated = [&](const Placement& q) { return ms(judge(pb, q, opts.objective).latency); };
+    if (!a->affinity.empty()) {
+      // What the placer's own map would break, before the adjustment.
+      const auto ov_names = openvino_device_names(c);
+      std::map<std::string, std::string> raw;
+      for (int i = 0; i < pb.num_ops(); ++i) raw[pb.graph().op(i).name] = ov_names[p[i]];
+      const auto before = check_openvino_affinity(pb.graph(), raw, ov_names);
+      AdjustedPlacement adj = export_openvino_affinity(pb.graph(), c, p, a->affinity);
+      std::printf("wrote %s: OpenVINO affinity map; the placement as placed breaks HETERO's rules at %zu ops, ",
+                  a->affinity.c_str(), before.size());
+      if (adj.changes.empty()) {
+        std::printf(before.empty() ? "nothing to change\n"
+                                   : "constants, Parameters and Results now follow their readers; no op with a kernel "
+                                     "moved, latency unchanged\n");
+      } else {
+        std::printf("%zu ops moved to follow HETERO's rules (docs/placement-export.md); latency %s ms -> %s ms\n",
+                    adj.changes.size(), ms(v.latency).c_str(), simulated(adj.placement).c_str());
+        for (std::size_t k = 0; k < adj.changes.size() && k < 10; ++k)
+          std::printf("  %s: %s -> %s (%s)\n", adj.changes[k].op.c_str(), c.devices[adj.changes[k].from].name.c_str(),
+                      c.devices[adj.changes[k].to].name.c_str(), adj.changes[k].reason.c_str());
+        if (adj.changes.size() > 10) std::printf("  ... and %zu more\n", adj.changes.size() - 10);
+      }
+    }
+    if (!a->device_map.empty()) {
+      TorchDeviceMap dm = torch_device_map(pb.graph(), p);
+      write_torch_device_map(a->device_map, dm, c);
+      std::printf(
+          "wrote %s: %zu modules, %zu loose ops; %d of %d kernel ops (%.1f%%) keep their device at module "
+          "level; latency %s ms module level, %s ms op level\n",
+          a->device_map.c_str(), dm.modules.size(), dm.loose_ops.size(), dm.preserved, dm.kernel_ops,
+          dm.kernel_ops ? 100.0 * dm.preserved / dm.kernel_ops : 100.0, simulated(dm.module_level).c_str(),
+          ms(v.latency).c_str());
+    }
   });
 }
 

@@ -56,18 +56,38 @@ std::vector<std::string> openvino_device_names(const Cluster& cluster) {
   return names;
 }
 
-void export_openvino_affinity(const Graph& graph, const Cluster& cluster, const Placement& placement,
-                              const std::string& out_path) {
+AdjustedPlacement export_openvino_affinity(const Graph& graph, const Cluster& cluster, const Placement& placement,
+                                           const std::string& out_path) {
+  AdjustedPlacement adjusted = adjust_for_openvino(graph, placement);
+  const Placement& p = adjusted.placement;
   auto names = openvino_device_names(cluster);
   nlohmann::json map = nlohmann::json::object();
-  for (int i = 0; i < graph.num_ops(); ++i) map[graph.op(i).name] = names.at(placement.at(i));
+  for (int i = 0; i < graph.num_ops(); ++i) map[graph.op(i).name] = names.at(p.at(i));
   std::set<std::string> used;
-  for (int d : placement) used.insert(names.at(d));
+  for (int d : p) used.insert(names.at(d));
   std::string hetero = "HETERO:";
   for (const auto& n : names)
     if (used.count(n)) hetero += (hetero.back() == ':' ? "" : ",") + n;
   nlohmann::json j = {{"format", "devplace-openvino-affinity"}, {"device", hetero}, {"affinity", map}};
   write_file_atomic(out_path, j.dump(1) + "\n");
+  return adjusted;
+}
+
+std::map<std::string, std::string> read_openvino_affinity(const std::string& path) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(path, "", std::string("invalid JSON: ") + e.what());
+  }
+  const nlohmann::json& map = j.is_object() && j.contains("affinity") ? j["affinity"] : j;
+  if (!map.is_object()) throw Error(path, "", "an affinity map must be an object of op name -> device");
+  std::map<std::string, std::string> out;
+  for (auto& [op, dev] : map.items()) {
+    if (!dev.is_string()) throw Error(path, op, "the device must be a string such as \"CPU\" or \"GPU.0\"");
+    out[op] = dev.get<std::string>();
+  }
+  return out;
 }
 
 }  // namespace devplace
