@@ -50,11 +50,14 @@ void add_place_command(CLI::App& app) {
         for (auto& n : classical_placer_names()) s += n + ", ";
         return s +
                "hsdag (the policy's own placement; --budget N sets its episodes), hsdag-sampled (the best it sampled), "
-               "hsdag+polish, hsdag-paper, rnn, hierarchical, placeto, <device>-only (default local-search)";
+               "hsdag+polish, hsdag-paper, rnn, hierarchical, placeto, learned (devplace's own, pretrained; "
+               "docs/learned.md), learned-sampled, learned-tuned, learned-tuned-sampled, <device>-only (default "
+               "local-search)";
       }());
   add_search_options(*cmd, a->search);
   cmd->add_option("--policy", a->policy,
-                  "Place zero-shot with a trained policy (devplace train --save-policy): HSDAG's with --algo hsdag, "
+                  "A trained policy: devplace pretrain's with --algo learned*, HSDAG's (devplace train --save-policy) "
+                  "with --algo hsdag, "
                   "else Placeto's");
   cmd->add_option("--finetune", a->finetune, "With --policy: fine-tune for N episodes on this model first");
   cmd->add_option("-o,--output", a->out, "Placement file to write (JSON)");
@@ -67,14 +70,16 @@ void add_place_command(CLI::App& app) {
   cmd->callback([a] {
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
-    const PlaceOptions opts = place_options(a->search);
+    PlaceOptions opts = place_options(a->search);
     if (a->finetune > 0 && a->policy.empty()) throw Error("", "", "--finetune needs --policy FILE");
-    // A policy file goes with --algo hsdag, else it is a Placeto policy (the default algorithm
-    // is no learner).
+    // A policy file goes with --algo hsdag or learned*, else it is a Placeto policy (the default
+    // algorithm is no learner).
+    const bool own = a->algo.rfind("learned", 0) == 0;
+    if (own) opts.policy_file = a->policy;
     const std::string learner = a->algo == "hsdag" ? "hsdag" : "placeto";
-    const std::string algo =
-        a->policy.empty() ? a->algo
-                          : learner + ":" + a->policy + (a->finetune > 0 ? ":" + std::to_string(a->finetune) : "");
+    const std::string algo = a->policy.empty() || own ? a->algo
+                                                      : learner + ":" + a->policy +
+                                                            (a->finetune > 0 ? ":" + std::to_string(a->finetune) : "");
     auto placer = make_any_placer(pb, algo);
     auto t0 = std::chrono::steady_clock::now();
     Placement p = placer->place(pb, opts);

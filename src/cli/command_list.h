@@ -27,6 +27,7 @@ void add_simulate_command(CLI::App& app);
 void add_costs_command(CLI::App& app);
 void add_export_command(CLI::App& app);
 void add_check_affinity_command(CLI::App& app);
+void add_pretrain_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_place_command(CLI::App& app);
 void add_train_command(CLI::App& app);

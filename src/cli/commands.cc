@@ -35,6 +35,7 @@ int run(int argc, char** argv) {
   add_costs_command(app);
   add_export_command(app);
   add_check_affinity_command(app);
+  add_pretrain_command(app);
   add_place_command(app);
   add_train_command(app);
   add_compare_command(app);

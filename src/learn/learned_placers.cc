@@ -1,7 +1,10 @@
 #include "learn/learned_placers.h"
 
 #include "learn/hsdag.h"
+#include "learn/list_policy.h"
 #include "learn/peers.h"
+#include "sim/simulator.h"
+#include "util/error.h"
 
 namespace devplace {
 
@@ -40,9 +43,50 @@ std::unique_ptr<Placer> make_peer_row(const std::string& name, const PlaceOption
   return make_peer_placer(c);
 }
 
+// devplace's own learned placer (learn/list_policy.h), each row what the method itself produced:
+//   learned               the pretrained policy's own placement, zero-shot (one rollout, no evaluation)
+//   learned-sampled       the best of its own placement and samples, zero-shot (eval_budget, default 64)
+//   learned-tuned         its own placement after fine-tuning on this graph (eval_budget, default 2000)
+//   learned-tuned-sampled the best placement evaluated while fine-tuning
+class LearnedListPlacer : public Placer {
+ public:
+  explicit LearnedListPlacer(std::string name) : name_(std::move(name)) {}
+  std::string name() const override { return name_; }
+  Placement place(const Problem& p, const PlaceOptions& o) override {
+    if (o.objective != Objective::simulator)
+      throw Error(p.graph().source(), "", name_ + " models the simulator's objective only (not --objective tarnawski)");
+    ListPolicy policy = ListPolicy::load(o.policy_file.empty() ? default_list_policy_path() : o.policy_file);
+    if (name_ == "learned") return policy.greedy(p);
+    if (name_ == "learned-sampled") {
+      const int count = o.eval_budget > 0 ? static_cast<int>(o.eval_budget) : 64;
+      Simulator sim(p);
+      Placement best;
+      double best_latency = kInfeasibleTime;
+      for (auto& pl : policy.sample(p, count, o.seed)) {
+        const double l = sim.makespan(pl);
+        if (best.empty() || l < best_latency) best_latency = l, best = std::move(pl);
+      }
+      return best;
+    }
+    ListPolicyConfig c;
+    if (o.samples > 0) c.samples = o.samples;
+    c.lr = 3e-4;
+    SimulatedReward reward(p);
+    const ListTuneResult r =
+        fine_tune_list_policy(policy, p, reward, o.eval_budget > 0 ? o.eval_budget : 2000, c, o.seed);
+    return name_ == "learned-tuned" ? r.policy : r.best;
+  }
+
+ private:
+  std::string name_;
+};
+
 }  // namespace
 
 void add_learned_placers(PlacerRegistry& registry) {
+  for (const std::string name : {"learned", "learned-sampled", "learned-tuned", "learned-tuned-sampled"})
+    registry.add(name,
+                 [name](const Problem&, const PlaceOptions&) { return std::make_unique<LearnedListPlacer>(name); });
   for (const std::string name : {"hsdag", "hsdag-sampled", "hsdag+polish", "hsdag-paper"})
     registry.add(name, [name](const Problem&, const PlaceOptions& o) { return make_hsdag_row(name, o); });
   for (const std::string name : {"rnn", "hierarchical", "placeto"})

@@ -1,0 +1,76 @@
+// `devplace pretrain`: trains devplace's own learned placer (learn/list_policy.h) on the
+// synthetic training corpus (learn/training_corpus.h) and writes the policy that
+// `place --algo learned` uses (policies/learned.pt by default). docs/learned.md has the
+// command that made the shipped policy and how long it takes.
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+
+#include "cli/command_list.h"
+#include "learn/list_policy.h"
+#include "learn/training_corpus.h"
+#include "util/error.h"
+#include "util/files.h"
+#include "util/log.h"
+
+namespace devplace::cli {
+
+void add_pretrain_command(CLI::App& app) {
+  struct Args {
+    std::string out, log;
+    int graphs = 64, imitation = 400, iterations = 1500, samples = 16, hidden = 64;
+    double lr = 1e-3;
+    std::uint64_t seed = 1;
+  };
+  auto a = std::make_shared<Args>();
+  auto* cmd =
+      app.add_subcommand("pretrain", "Train the learned placer on synthetic graphs and clusters; write its policy");
+  cmd->add_option("-o,--output", a->out, "Policy file (default: policies/learned.pt in the devplace tree)");
+  cmd->add_option("--graphs", a->graphs, "Graphs in the synthetic corpus (default 64)");
+  cmd->add_option("--imitation", a->imitation, "Updates imitating the earliest-finish choice (default 400)");
+  cmd->add_option("--iterations", a->iterations, "Policy-gradient updates after imitation (default 1500)");
+  cmd->add_option("--samples", a->samples, "Placements sampled per update (default 16)");
+  cmd->add_option("--hidden", a->hidden, "Width of the scorer's hidden layers (default 64)");
+  cmd->add_option("--lr", a->lr, "Adam learning rate (default 1e-3)");
+  cmd->add_option("--seed", a->seed, "Seed of the corpus, the network and the samples (default 1)");
+  cmd->add_option("--log", a->log, "Write the training log as CSV");
+  cmd->callback([a] {
+    const std::string out = a->out.empty() ? default_list_policy_path() : a->out;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto corpus = make_training_corpus({a->graphs, 60, 400, a->seed});
+    std::vector<const Problem*> problems;
+    for (auto& g : corpus) problems.push_back(g->problem.get());
+    ListPolicyConfig c;
+    c.hidden = a->hidden, c.samples = a->samples, c.lr = a->lr;
+    c.imitation_iterations = a->imitation, c.iterations = a->iterations;
+    c.pg.entropy_start = 0.01, c.pg.entropy_end = 0.0, c.pg.lr_end_share = 0.1;
+    ListPolicy policy(c.hidden, a->seed);
+    std::string csv = "iteration,graph,stage,greedy_ms,mean_ms,best_ms,reference_ms,entropy,loss\n";
+    log::Progress bar("pretrain", static_cast<std::size_t>(c.imitation_iterations + c.iterations));
+    double recent = 0;
+    int counted = 0;
+    train_list_policy(policy, problems, c, a->seed, [&](const ListTrainingStep& s) {
+      char line[256];
+      std::snprintf(line, sizeof line, "%d,%s,%s,%.6f,%.6f,%.6f,%.6f,%.5f,%.5f\n", s.iteration, s.graph.c_str(),
+                    s.imitation ? "imitation" : "rl", s.greedy_latency * 1e3, s.mean_latency * 1e3,
+                    s.best_latency * 1e3, s.reference * 1e3, s.entropy, s.loss);
+      csv += line;
+      recent += s.reference / s.greedy_latency, ++counted;
+      if (s.iteration % 50 == 0) {
+        char status[96];
+        std::snprintf(status, sizeof status, "%s: greedy %.3fx best single device (mean of last %d)",
+                      s.imitation ? "imitation" : "rl", recent / counted, counted);
+        bar.update(static_cast<std::size_t>(s.iteration), status);
+        recent = 0, counted = 0;
+      }
+    });
+    bar.finish();
+    policy.save(out);
+    if (!a->log.empty()) write_file_atomic(a->log, csv);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("wrote %s (%d graphs, %d imitation + %d policy-gradient updates, %.0f s)\n", out.c_str(), a->graphs,
+                c.imitation_iterations, c.iterations, secs);
+  });
+}
+
+}  // namespace devplace::cli

@@ -1,0 +1,305 @@
+#include "learn/list_policy.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+#include <random>
+
+#include "learn/archive_io.h"
+#include "learn/ppo.h"
+#include "learn/schedule_env.h"
+#include "learn/torch_scope.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace devplace {
+
+namespace {
+
+constexpr int kF = ScheduleEnv::kFeatures;
+constexpr std::int64_t kFormat = 1;  // bump when the features or the network change
+
+// One shared scorer for every (op, device) row.
+struct ScorerImpl : torch::nn::Module {
+  torch::nn::Linear l1{nullptr}, l2{nullptr}, out{nullptr};
+  explicit ScorerImpl(int hidden) {
+    l1 = register_module("l1", torch::nn::Linear(kF, hidden));
+    l2 = register_module("l2", torch::nn::Linear(hidden, hidden));
+    out = register_module("out", torch::nn::Linear(hidden, 1));
+  }
+  // rows [..., F] -> scores [...]
+  torch::Tensor forward(const torch::Tensor& rows) { return out(torch::relu(l2(torch::relu(l1(rows))))).squeeze(-1); }
+};
+TORCH_MODULE(Scorer);
+
+torch::Tensor masked_log_softmax(const torch::Tensor& scores, const torch::Tensor& allowed) {
+  return torch::log_softmax(scores.masked_fill(allowed.logical_not(), -1e9), -1);
+}
+
+// K episodes on one problem in lockstep (the decision order is the same for all), with every
+// observation kept for the update: features [K, T, D, F], allowed [K, T, D], actions [K, T].
+struct Rollout {
+  torch::Tensor features, allowed, actions;
+  std::vector<Placement> placements;
+};
+
+enum class Choice { greedy_then_sample, sample, teacher };
+
+}  // namespace
+
+struct ListPolicy::Impl {
+  int hidden;
+  Scorer net;
+  explicit Impl(int h) : hidden(h), net(h) {}
+
+  Rollout rollout(const Problem& p, int K, Choice how, std::mt19937_64& rng) {
+    torch::NoGradGuard no_grad;
+    std::vector<ScheduleEnv> envs;
+    envs.reserve(K);
+    for (int k = 0; k < K; ++k) envs.emplace_back(p);
+    const int T = envs[0].num_decisions(), D = p.num_devices();
+    Rollout r;
+    r.features = torch::zeros({K, T, D, kF});
+    r.allowed = torch::zeros({K, T, D}, torch::kBool);
+    r.actions = torch::zeros({K, T}, torch::kLong);
+    float* f = r.features.data_ptr<float>();
+    bool* a = r.allowed.data_ptr<bool>();
+    auto act = r.actions.accessor<std::int64_t, 2>();
+    std::vector<std::uint8_t> allowed(D);
+    std::uniform_real_distribution<double> uniform(0, 1);
+    for (int t = 0; t < T; ++t) {
+      for (int k = 0; k < K; ++k) {
+        const std::size_t row = (static_cast<std::size_t>(k) * T + t) * D;
+        envs[k].observe(f + row * kF, allowed.data());
+        for (int d = 0; d < D; ++d) a[row + d] = allowed[d] != 0;
+      }
+      torch::Tensor probs;  // [K, D]
+      if (how != Choice::teacher)
+        probs = torch::softmax(
+            net->forward(r.features.select(1, t)).masked_fill(r.allowed.select(1, t).logical_not(), -1e9), -1);
+      for (int k = 0; k < K; ++k) {
+        int d = 0;
+        const bool* ok = a + (static_cast<std::size_t>(k) * T + t) * D;
+        if (how == Choice::teacher) {
+          d = envs[k].earliest_finish_device();
+        } else {
+          auto pk = probs.accessor<float, 2>()[k];
+          d = -1;
+          if (how == Choice::greedy_then_sample && k == 0) {
+            for (int j = 0; j < D; ++j)
+              if (ok[j] && (d < 0 || pk[j] > pk[d])) d = j;
+          } else {
+            const double x = uniform(rng);
+            double acc = 0;
+            for (int j = 0; j < D; ++j) {
+              if (!ok[j]) continue;
+              acc += pk[j];
+              d = j;
+              if (x < acc) break;
+            }
+          }
+          if (d < 0) d = 0;
+        }
+        act[k][t] = d;
+        envs[k].step(d);
+      }
+    }
+    for (auto& e : envs) r.placements.push_back(e.placement());
+    return r;
+  }
+
+  torch::Tensor log_probs(const Rollout& r) { return masked_log_softmax(net->forward(r.features), r.allowed); }
+};
+
+ListPolicy::ListPolicy(int hidden, std::uint64_t seed) {
+  TorchScope scope(seed);
+  impl_ = std::make_unique<Impl>(hidden);
+}
+ListPolicy::~ListPolicy() = default;
+ListPolicy::ListPolicy(ListPolicy&&) noexcept = default;
+ListPolicy& ListPolicy::operator=(ListPolicy&&) noexcept = default;
+
+void ListPolicy::save(const std::string& path) const {
+  torch::serialize::OutputArchive ar;
+  impl_->net->save(ar);
+  ar.write("format", torch::tensor({kFormat, static_cast<std::int64_t>(impl_->hidden)}));
+  save_archive_atomically(ar, path);
+}
+
+ListPolicy ListPolicy::load(const std::string& path) {
+  if (!file_exists(path)) throw Error(path, "", "no such policy file (devplace pretrain writes one)");
+  torch::serialize::InputArchive ar;
+  torch::Tensor format;
+  try {
+    ar.load_from(path);
+    ar.read("format", format);
+  } catch (const c10::Error&) {
+    throw Error(path, "", "not a learned-placer policy (a LibTorch archive with a 'format' entry)");
+  }
+  if (format.numel() != 2 || format[0].item<std::int64_t>() != kFormat)
+    throw Error(path, "", "a policy of another format version; retrain it with this devplace");
+  ListPolicy policy(static_cast<int>(format[1].item<std::int64_t>()));
+  try {
+    policy.impl_->net->load(ar);
+  } catch (const c10::Error&) {
+    throw Error(path, "", "the policy's weights do not match its declared size");
+  }
+  return policy;
+}
+
+Placement ListPolicy::greedy(const Problem& p) const { return sample(p, 1, 0).front(); }
+
+std::vector<Placement> ListPolicy::sample(const Problem& p, int count, std::uint64_t seed) const {
+  TorchScope scope(seed);
+  std::mt19937_64 rng(seed);
+  return impl_->rollout(p, std::max(1, count), Choice::greedy_then_sample, rng).placements;
+}
+
+namespace {
+
+// One clipped policy-gradient update from a rollout and its advantages; returns the mean entropy.
+double update(ListPolicy::Impl& m, torch::optim::Adam& opt, const Rollout& r, const std::vector<float>& adv,
+              const ListPolicyConfig& c, double entropy_weight, double& loss_out) {
+  torch::Tensor old_logp;
+  {
+    torch::NoGradGuard no_grad;
+    old_logp = m.log_probs(r);
+  }
+  auto advantages = torch::tensor(adv);
+  double entropy = 0;
+  for (int epoch = 0; epoch < c.pg.update_epochs; ++epoch) {
+    double kl = 0;
+    auto loss =
+        ppo_loss_per_sample(m.log_probs(r), old_logp, r.actions, advantages, c.pg.clip, entropy_weight, kl, entropy);
+    // Per decision: a graph of many decisions must not take larger steps than a small one.
+    loss = loss / std::max<std::int64_t>(1, r.actions.size(1));
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    loss_out = loss.item<double>();
+    if (kl > c.pg.target_kl) break;
+  }
+  return entropy;
+}
+
+double imitate(ListPolicy::Impl& m, torch::optim::Adam& opt, const Rollout& r) {
+  auto logp = m.log_probs(r);                                             // [K, T, D]
+  auto loss = -logp.gather(2, r.actions.unsqueeze(2)).squeeze(2).mean();  // teacher's actions
+  opt.zero_grad();
+  loss.backward();
+  opt.step();
+  return loss.item<double>();
+}
+
+struct Scored {
+  std::vector<double> latency;
+  std::vector<double> reward;
+};
+
+Scored score(const std::vector<Placement>& placements, Reward& reward, double reference, double penalty) {
+  Scored s;
+  for (const auto& pl : placements) {
+    const Evaluation e = reward.evaluate(pl);
+    s.latency.push_back(e.feasible ? e.latency : kInfeasibleTime);
+    s.reward.push_back(placement_reward(e, reference, RewardKind::speedup, penalty));
+  }
+  return s;
+}
+
+}  // namespace
+
+void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& corpus, const ListPolicyConfig& c,
+                       std::uint64_t seed, const std::function<void(const ListTrainingStep&)>& on_step) {
+  if (corpus.empty()) throw Error("", "", "training the learned placer needs at least one graph");
+  TorchScope scope(seed);
+  std::mt19937_64 rng(seed);
+  auto& m = policy.impl();
+  torch::optim::Adam opt(m.net->parameters(), torch::optim::AdamOptions(c.lr));
+  // References (best single device) once per graph.
+  std::vector<std::unique_ptr<SimulatedReward>> rewards;
+  std::vector<double> references;
+  for (const Problem* p : corpus) {
+    rewards.push_back(std::make_unique<SimulatedReward>(*p));
+    references.push_back(best_single_device(*p, *rewards.back()).latency);
+  }
+  std::vector<int> order(corpus.size());
+  std::size_t next = order.size();
+  auto pick = [&] {
+    if (next == order.size()) {
+      std::iota(order.begin(), order.end(), 0);
+      std::shuffle(order.begin(), order.end(), rng);
+      next = 0;
+    }
+    return order[next++];
+  };
+  const int total = c.imitation_iterations + c.iterations;
+  for (int it = 0; it < total; ++it) {
+    const int g = pick();
+    const Problem& p = *corpus[g];
+    ListTrainingStep step;
+    step.iteration = it + 1;
+    step.graph = p.graph().name();
+    step.reference = references[g];
+    step.imitation = it < c.imitation_iterations;
+    if (step.imitation) {
+      Rollout r = m.rollout(p, 1, Choice::teacher, rng);
+      step.loss = imitate(m, opt, r);
+      step.greedy_latency = step.best_latency = step.mean_latency = rewards[g]->evaluate(r.placements[0]).latency;
+    } else {
+      const int episode = it - c.imitation_iterations;
+      for (auto& group : opt.param_groups())
+        static_cast<torch::optim::AdamOptions&>(group.options()).lr(c.lr * lr_share_at(c.pg, episode, c.iterations));
+      Rollout r = m.rollout(p, c.samples, Choice::greedy_then_sample, rng);
+      Scored s = score(r.placements, *rewards[g], references[g], c.infeasible_penalty);
+      const auto adv = centred_advantages(s.reward, c.pg.advantage_floor);
+      step.entropy = update(m, opt, r, adv, c, entropy_weight_at(c.pg, episode, c.iterations), step.loss);
+      step.greedy_latency = s.latency[0];
+      double sum = 0;
+      int feasible = 0;
+      step.best_latency = kInfeasibleTime;
+      for (double l : s.latency)
+        if (l < kInfeasibleTime) sum += l, ++feasible, step.best_latency = std::min(step.best_latency, l);
+      step.mean_latency = feasible ? sum / feasible : kInfeasibleTime;
+    }
+    if (on_step) on_step(step);
+  }
+}
+
+ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& p, Reward& reward, long long budget,
+                                     const ListPolicyConfig& c, std::uint64_t seed) {
+  TorchScope scope(seed);
+  std::mt19937_64 rng(seed);
+  auto& m = policy.impl();
+  CountingReward counted(reward);
+  ListTuneResult out;
+  out.best_latency = kInfeasibleTime;
+  auto consider = [&](const Placement& pl, double latency) {
+    if (latency < out.best_latency) out.best_latency = latency, out.best = pl;
+  };
+  const double reference = best_single_device(p, counted).latency;
+  torch::optim::Adam opt(m.net->parameters(), torch::optim::AdamOptions(c.lr));
+  const long long per_update = std::max(1, c.samples);
+  const long long updates = std::max(0LL, (budget - counted.count() - 1) / per_update);
+  for (long long u = 0; u < updates; ++u) {
+    Rollout r = m.rollout(p, c.samples, Choice::greedy_then_sample, rng);
+    Scored s = score(r.placements, counted, reference, c.infeasible_penalty);
+    for (std::size_t k = 0; k < s.latency.size(); ++k) consider(r.placements[k], s.latency[k]);
+    double loss = 0;
+    update(m, opt, r, centred_advantages(s.reward, c.pg.advantage_floor), c,
+           entropy_weight_at(c.pg, static_cast<int>(u), static_cast<int>(updates)), loss);
+  }
+  Rollout last = m.rollout(p, 1, Choice::greedy_then_sample, rng);
+  out.policy = last.placements[0];
+  const Evaluation e = counted.evaluate(out.policy);
+  out.policy_latency = e.feasible ? e.latency : kInfeasibleTime;
+  consider(out.policy, out.policy_latency);
+  out.evaluations = counted.count();
+  return out;
+}
+
+std::string default_list_policy_path() { return home_dir() + "/policies/learned.pt"; }
+
+}  // namespace devplace

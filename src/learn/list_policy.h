@@ -1,0 +1,88 @@
+// devplace's own learned placer ("learned"): a policy that chooses each op's device in a list
+// scheduler (learn/schedule_env.h), scoring every (op, device) pair with one shared network
+// from features of the partial schedule. It learns in two stages on a corpus of graphs and
+// clusters: imitation of the earliest-finish choice (HEFT without insertion), then clipped
+// policy gradient on the simulator's makespan. Because nothing it sees names an op or a device,
+// one trained policy places any graph on any cluster (zero-shot) and can be fine-tuned on one
+// graph with a given number of reward evaluations. docs/learned.md has the design and figures.
+// Torch-free header.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "learn/policy_gradient.h"
+#include "learn/reward.h"
+#include "sim/schedule.h"
+
+namespace devplace {
+
+struct ListPolicyConfig {
+  int hidden = 64;               // width of the scorer's two hidden layers
+  int samples = 16;              // placements per update
+  double lr = 1e-3;              // Adam, both stages
+  int imitation_iterations = 0;  // updates imitating the earliest-finish choice
+  int iterations = 0;            // policy-gradient updates
+  PolicyGradientOptions pg;
+  double infeasible_penalty = 1;
+};
+
+// One line of a training log.
+struct ListTrainingStep {
+  int iteration = 0;
+  std::string graph;
+  double mean_latency = 0, best_latency = 0, greedy_latency = 0;  // seconds
+  double reference = 0;                                           // best single device, seconds
+  double entropy = 0, loss = 0;
+  bool imitation = false;
+};
+
+class ListPolicy {
+ public:
+  explicit ListPolicy(int hidden = 64, std::uint64_t seed = 1);
+  ~ListPolicy();
+  ListPolicy(ListPolicy&&) noexcept;
+  ListPolicy& operator=(ListPolicy&&) noexcept;
+
+  // Throws Error naming the file when it is not a list-policy archive.
+  static ListPolicy load(const std::string& path);
+  void save(const std::string& path) const;  // atomically
+
+  // The policy's own placement: the most likely device at every decision. No evaluation.
+  Placement greedy(const Problem& problem) const;
+  // `count` placements: the greedy one first, then samples drawn with `seed`.
+  std::vector<Placement> sample(const Problem& problem, int count, std::uint64_t seed) const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Trains `policy` on `corpus` (round-robin, a fresh order each pass): config.imitation_iterations
+// updates of imitation, then config.iterations of policy gradient on the simulator. `on_step`
+// sees every update. Scoped LibTorch state (TorchScope).
+void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& corpus, const ListPolicyConfig& config,
+                       std::uint64_t seed, const std::function<void(const ListTrainingStep&)>& on_step = {});
+
+struct ListTuneResult {
+  Placement policy;  // the fine-tuned policy's own (greedy) placement
+  Placement best;    // the best placement evaluated (greedy ones included)
+  double policy_latency = 0, best_latency = 0;
+  long long evaluations = 0;  // reward evaluations spent, references and the final greedy included
+};
+
+// Fine-tunes `policy` on one problem with at most `budget` reward evaluations (two single-device
+// references, config.samples per update, one for the final greedy placement).
+ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& problem, Reward& reward, long long budget,
+                                     const ListPolicyConfig& config, std::uint64_t seed);
+
+// The pretrained policy shipped with devplace: policies/learned.pt under home_dir().
+std::string default_list_policy_path();
+
+}  // namespace devplace

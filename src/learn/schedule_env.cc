@@ -1,0 +1,160 @@
+#include "learn/schedule_env.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "graph/op_costs.h"
+
+namespace devplace {
+
+namespace {
+
+// Signed log scale: time gaps span orders of magnitude across graphs and devices.
+float slog(double x) { return static_cast<float>(x >= 0 ? std::log1p(x) : -std::log1p(-x)); }
+
+}  // namespace
+
+ScheduleEnv::ScheduleEnv(const Problem& p) : p_(p), n_(p.num_ops()), D_(p.num_devices()), edges_(p) {
+  const Graph& g = p.graph();
+  // Upward rank as HEFT computes it (mean time over capable devices, mean transfer cost).
+  rank_.assign(n_, 0);
+  double fastest_sum = 0;
+  int timed = 0;
+  for (int v = n_ - 1; v >= 0; --v) {
+    double w = 0, fastest = kInfeasibleTime;
+    int capable = 0;
+    for (int d = 0; d < D_; ++d)
+      if (p.op_time(v, d) < kInfeasibleTime) {
+        w += p.op_time(v, d);
+        fastest = std::min(fastest, p.op_time(v, d));
+        ++capable;
+      }
+    if (capable) w /= capable;
+    if (capable && fastest > 0) fastest_sum += fastest, ++timed;
+    double tail = 0;
+    for (int k = edges_.out_begin(v); k < edges_.out_end(v); ++k) {
+      const int e = edges_.out_edge(k);
+      tail = std::max(tail, edges_.mean_cost(e) + rank_[edges_.dst(e)]);
+    }
+    rank_[v] = w + tail;
+  }
+  unit_ = timed ? fastest_sum / timed : 1e-6;
+  std::vector<int> order(n_);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank_[a] > rank_[b]; });
+  for (int v : order)
+    if (!is_folded(g, g.op(v))) decisions_.push_back(v);
+  kind_cpu_.resize(D_);
+  kind_gpu_.resize(D_);
+  for (int d = 0; d < D_; ++d) {
+    kind_cpu_[d] = p.cluster().devices[d].kind == "cpu";
+    kind_gpu_[d] = p.cluster().devices[d].kind == "gpu";
+  }
+  cand_.resize(D_);
+  reset();
+}
+
+void ScheduleEnv::reset() {
+  step_ = 0;
+  device_.assign(n_, 0);
+  finish_.assign(n_, 0);
+  avail_.assign(D_, 0);
+  busy_.assign(D_, 0);
+  ledger_.emplace(p_, edges_);
+  cand_for_ = -1;
+}
+
+void ScheduleEnv::evaluate_current() const {
+  if (cand_for_ == step_) return;
+  const int v = current_op();
+  for (int d = 0; d < D_; ++d) {
+    Candidate& c = cand_[d];
+    const int parent = p_.fusion_parent(v, d);
+    c.time = parent >= 0 && device_[parent] == d ? p_.op_time(v, d) : p_.standalone_time(v, d);
+    c.runs = c.time < kInfeasibleTime;
+    c.fits = c.runs && ledger_->fits(v, d, device_);
+    c.ready = edges_.data_ready(v, d, device_, finish_);
+    c.start = std::max(c.ready, avail_[d]);
+    c.finish = c.runs ? c.start + c.time : kInfeasibleTime;
+  }
+  cand_for_ = step_;
+}
+
+void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
+  evaluate_current();
+  const int v = current_op();
+  bool any_fits = false, any_runs = false;
+  double min_time = kInfeasibleTime, min_finish = kInfeasibleTime, min_ready = kInfeasibleTime,
+         min_avail = kInfeasibleTime, busy_total = 0, max_pred_finish = 0;
+  for (int d = 0; d < D_; ++d) {
+    const Candidate& c = cand_[d];
+    any_fits |= c.fits;
+    any_runs |= c.runs;
+    min_time = std::min(min_time, c.time);
+    min_finish = std::min(min_finish, c.finish);
+    min_ready = std::min(min_ready, c.ready);
+    min_avail = std::min(min_avail, avail_[d]);
+    busy_total += busy_[d];
+  }
+  int preds = 0;
+  std::vector<int> preds_on(D_, 0);
+  for (int e = edges_.in_begin(v); e < edges_.in_end(v); ++e) {
+    const int u = edges_.src(e);
+    ++preds;
+    ++preds_on[device_[u]];
+    max_pred_finish = std::max(max_pred_finish, finish_[u]);
+  }
+  const double u = unit_;
+  for (int d = 0; d < D_; ++d) {
+    const Candidate& c = cand_[d];
+    allowed[d] = any_fits ? c.fits : any_runs ? c.runs : d == 0;
+    float* r = f + static_cast<std::size_t>(d) * kFeatures;
+    const bool timed = c.runs && min_time < kInfeasibleTime;
+    const int parent = p_.fusion_parent(v, d);
+    const std::int64_t free = ledger_->free_bytes(d), cap = p_.cluster().devices[d].memory_bytes;
+    r[0] = timed ? slog((c.time - min_time) / std::max(min_time, 0.01 * u)) : 10.f;
+    r[1] = timed ? slog((c.finish - min_finish) / u) : 10.f;
+    r[2] = slog((c.ready - min_ready) / u);
+    r[3] = slog((avail_[d] - min_avail) / u);
+    r[4] = slog(std::max(0.0, c.ready - max_pred_finish) / u);
+    r[5] = preds ? static_cast<float>(preds_on[d]) / preds : 0.f;
+    r[6] = parent >= 0 && device_[parent] == d ? 1.f : 0.f;
+    r[7] = busy_total > 0 ? static_cast<float>(busy_[d] / busy_total) : 0.f;
+    r[8] = cap > 0 ? static_cast<float>(std::clamp(1.0 - static_cast<double>(free) / cap, 0.0, 1.0)) : 0.f;
+    r[9] = timed && c.finish == min_finish ? 1.f : 0.f;
+    r[10] = timed && c.time == min_time ? 1.f : 0.f;
+    r[11] = static_cast<float>(step_) / std::max<int>(1, num_decisions());
+    r[12] = slog(rank_[v] / u);
+    r[13] = timed ? slog(c.time / u) : 10.f;
+    r[14] = kind_cpu_[d];
+    r[15] = kind_gpu_[d];
+    r[16] = !kind_cpu_[d] && !kind_gpu_[d];
+  }
+}
+
+int ScheduleEnv::earliest_finish_device() const {
+  std::vector<float> f(static_cast<std::size_t>(D_) * kFeatures);
+  std::vector<std::uint8_t> allowed(D_);
+  observe(f.data(), allowed.data());
+  int best = -1;
+  for (int d = 0; d < D_; ++d)
+    if (allowed[d] && (best < 0 || cand_[d].finish < cand_[best].finish)) best = d;
+  return best < 0 ? 0 : best;
+}
+
+void ScheduleEnv::step(int d) {
+  evaluate_current();
+  const int v = current_op();
+  const Candidate& c = cand_[d];
+  device_[v] = d;
+  const double start = c.runs ? c.start : c.ready;
+  const double time = c.runs ? c.time : 0;
+  finish_[v] = start + time;
+  avail_[d] = std::max(avail_[d], finish_[v]);
+  busy_[d] += time;
+  ledger_->commit(v, d, device_);
+  ++step_;
+}
+
+}  // namespace devplace

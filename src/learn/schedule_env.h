@@ -1,0 +1,78 @@
+// The decision process of devplace's own learned placer (learn/list_policy.h): a list scheduler
+// whose device choices a policy makes. Ops are visited in HEFT's order (decreasing upward rank,
+// which respects precedence); for the op at hand the environment builds one feature row per
+// device from the partial schedule, the policy scores every row with one shared network, and
+// the op goes to the chosen device. Nothing in a row names the op or the device, so a policy
+// trained on some graphs and clusters applies to any other (any size, any number of devices).
+//
+// The partial schedule is the scheduler's own estimate (HEFT's model without insertion: each
+// device runs its ops one after another in decision order, a transfer costs its link time);
+// the reward comes from the simulator afterwards. Constants (folded ops) take no decision: they
+// are on every device. Torch-free, so Python (issue 16) can drive it as well.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "place/list_schedule.h"
+#include "sim/schedule.h"
+
+namespace devplace {
+
+class ScheduleEnv {
+ public:
+  // Per device: time ratio to the fastest device, finish / ready / queue gaps to the best
+  // device, transfer delay, share of producers there, fusion with the producer there, busy and
+  // memory shares, best-finish and fastest flags, progress, upward rank, op time, device kind
+  // (cpu, gpu, accel).
+  static constexpr int kFeatures = 17;
+
+  // REQUIRES: problem outlives the environment.
+  explicit ScheduleEnv(const Problem& problem);
+
+  // Starts a new episode; ops not yet placed.
+  void reset();
+  bool done() const { return step_ >= static_cast<int>(decisions_.size()); }
+  // Decisions per episode (ops that are not constants).
+  int num_decisions() const { return static_cast<int>(decisions_.size()); }
+  int num_devices() const { return D_; }
+  // The op to place now. REQUIRES !done().
+  int current_op() const { return decisions_[step_]; }
+  // Features of the current op on every device, [num_devices() x kFeatures] row-major, and
+  // which devices are allowed (the op runs there and, where memory is limited, fits; when no
+  // device fits, those that can run it; when none can, device 0).
+  void observe(float* features, std::uint8_t* allowed) const;
+  // The allowed device with the earliest estimated finish (ties: lower index): HEFT's choice
+  // without insertion, the teacher of the imitation stage.
+  int earliest_finish_device() const;
+  // Places the current op on `device` and advances. REQUIRES !done(), 0 <= device < D.
+  void step(int device);
+  // The placement so far (complete once done(); constants sit on device 0).
+  const Placement& placement() const { return device_; }
+
+ private:
+  struct Candidate {
+    double time, ready, start, finish;
+    bool runs, fits;
+  };
+  void evaluate_current() const;  // fills cand_ for the current op
+
+  const Problem& p_;
+  int n_, D_;
+  EdgeCosts edges_;
+  std::vector<int> decisions_;  // ops in decision order
+  std::vector<double> rank_;    // upward rank, seconds
+  double unit_ = 1;             // seconds: mean fastest op time, the scale of time features
+  std::vector<char> kind_cpu_, kind_gpu_;
+  // Episode state.
+  int step_ = 0;
+  Placement device_;
+  std::vector<double> finish_, avail_, busy_;
+  std::optional<MemoryLedger> ledger_;  // rebuilt by reset()
+  mutable std::vector<Candidate> cand_;
+  mutable int cand_for_ = -1;
+};
+
+}  // namespace devplace
