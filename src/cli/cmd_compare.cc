@@ -6,6 +6,7 @@
 
 #include "cli/command_list.h"
 #include "place/compare.h"
+#include "util/error.h"
 
 namespace devplace::cli {
 
@@ -30,6 +31,7 @@ void add_compare_command(CLI::App& app) {
     SearchArgs search;
     std::vector<std::string> algos;
     bool json = false, csv = false;
+    std::string policy;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("compare", "Run every placer on one model and cluster; one row per placer");
@@ -38,13 +40,19 @@ void add_compare_command(CLI::App& app) {
                   "Comma-separated algorithms (default: single devices, the classical set (with tarnawski-greedy and "
                   "tarnawski-dp under --objective tarnawski), hsdag and hsdag+polish)");
   add_search_options(*cmd, a->search);
+  cmd->add_option("--policy", a->policy, "Policy file for the learned* rows (default: the shipped one)");
   cmd->add_flag("--json", a->json, "Print JSON");
   cmd->add_flag("--csv", a->csv, "Print CSV");
   cmd->callback([a] {
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
     std::vector<std::string> algos = split_list(a->algos);
-    const PlaceOptions options = place_options(a->search);
+    PlaceOptions options = place_options(a->search);
+    options.policy_file = a->policy;
+    if (!a->policy.empty())
+      for (const auto& name : algos)
+        if (name.rfind("hsdag", 0) == 0 || name == "placeto")
+          throw Error(a->policy, "", "--policy is for the learned* rows; compare " + name + " in a separate run");
     if (algos.empty()) {
       algos = default_algorithms(pb, options.objective);
       algos.push_back("hsdag");

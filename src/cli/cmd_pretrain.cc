@@ -18,6 +18,8 @@ namespace devplace::cli {
 void add_pretrain_command(CLI::App& app) {
   struct Args {
     std::string out, log;
+    std::vector<std::string> models;
+    int clusters_per_model = 3;
     int graphs = 64, imitation = 400, iterations = 1500, samples = 16, hidden = 64;
     double lr = 1e-3;
     std::uint64_t seed = 1;
@@ -34,10 +36,24 @@ void add_pretrain_command(CLI::App& app) {
   cmd->add_option("--lr", a->lr, "Adam learning rate (default 1e-3)");
   cmd->add_option("--seed", a->seed, "Seed of the corpus, the network and the samples (default 1)");
   cmd->add_option("--log", a->log, "Write the training log as CSV");
+  cmd->add_option("--model", a->models,
+                  "Also train on this model (file or bundled name), with its input bindings after colons: "
+                  "m.xml:input_ids=1,128:attention_mask=1,128 (repeatable)");
+  cmd->add_option("--clusters-per-model", a->clusters_per_model,
+                  "Perturbed clusters per --model, around the presets paper, server, nvlink4 (default 3)");
   cmd->callback([a] {
     const std::string out = a->out.empty() ? default_list_policy_path() : a->out;
     const auto t0 = std::chrono::steady_clock::now();
-    auto corpus = make_training_corpus({a->graphs, 60, 400, a->seed});
+    CorpusOptions co;
+    co.graphs = a->graphs, co.seed = a->seed, co.clusters_per_model = a->clusters_per_model;
+    for (const auto& spec : a->models) {
+      std::vector<std::string> parts;
+      std::size_t start = 0;
+      for (std::size_t k = 0; k <= spec.size(); ++k)
+        if (k == spec.size() || spec[k] == ':') parts.push_back(spec.substr(start, k - start)), start = k + 1;
+      co.models.push_back({parts[0], std::vector<std::string>(parts.begin() + 1, parts.end())});
+    }
+    auto corpus = make_training_corpus(co);
     std::vector<const Problem*> problems;
     for (auto& g : corpus) problems.push_back(g->problem.get());
     ListPolicyConfig c;
@@ -68,8 +84,8 @@ void add_pretrain_command(CLI::App& app) {
     policy.save(out);
     if (!a->log.empty()) write_file_atomic(a->log, csv);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("wrote %s (%d graphs, %d imitation + %d policy-gradient updates, %.0f s)\n", out.c_str(), a->graphs,
-                c.imitation_iterations, c.iterations, secs);
+    std::printf("wrote %s (%zu graphs, %d imitation + %d policy-gradient updates, %.0f s)\n", out.c_str(),
+                corpus.size(), c.imitation_iterations, c.iterations, secs);
   });
 }
 

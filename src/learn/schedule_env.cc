@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <queue>
 
 #include "graph/op_costs.h"
 
@@ -40,11 +41,24 @@ ScheduleEnv::ScheduleEnv(const Problem& p) : p_(p), n_(p.num_ops()), D_(p.num_de
     rank_[v] = w + tail;
   }
   unit_ = timed ? fastest_sum / timed : 1e-6;
-  std::vector<int> order(n_);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank_[a] > rank_[b]; });
-  for (int v : order)
+  // HEFT's order, but free of the ops' numbering: among the ops whose producers are decided,
+  // the highest rank first, ties by name (a renumbered graph is decided in the same order).
+  auto later = [&](int a, int b) {
+    if (rank_[a] != rank_[b]) return rank_[a] < rank_[b];
+    return g.op(a).name > g.op(b).name;
+  };
+  std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
+  std::vector<int> waiting(n_, 0);
+  for (int v = 0; v < n_; ++v) waiting[v] = static_cast<int>(g.preds(v).size());
+  for (int v = 0; v < n_; ++v)
+    if (waiting[v] == 0) ready.push(v);
+  while (!ready.empty()) {
+    const int v = ready.top();
+    ready.pop();
     if (!is_folded(g, g.op(v))) decisions_.push_back(v);
+    for (int s : g.succs(v))
+      if (--waiting[s] == 0) ready.push(s);
+  }
   kind_cpu_.resize(D_);
   kind_gpu_.resize(D_);
   for (int d = 0; d < D_; ++d) {
@@ -130,6 +144,20 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
     r[14] = kind_cpu_[d];
     r[15] = kind_gpu_[d];
     r[16] = !kind_cpu_[d] && !kind_gpu_[d];
+    double slower = 0;
+    int consumers = 0;
+    bool heads = false;
+    for (int k = edges_.out_begin(v); k < edges_.out_end(v); ++k) {
+      const int s = edges_.dst(edges_.out_edge(k));
+      double fastest = kInfeasibleTime;
+      for (int x = 0; x < D_; ++x) fastest = std::min(fastest, p_.op_time(s, x));
+      const double t = p_.op_time(s, d);
+      slower += t < kInfeasibleTime ? (t - fastest) / u : 10.0;
+      ++consumers;
+      heads |= p_.fusion_parent(s, d) == v;
+    }
+    r[17] = consumers ? slog(slower / consumers) : 0.f;
+    r[18] = heads ? 1.f : 0.f;
   }
 }
 

@@ -1,6 +1,7 @@
 // The decision process of devplace's own learned placer (learn/list_policy.h): a list scheduler
-// whose device choices a policy makes. Ops are visited in HEFT's order (decreasing upward rank,
-// which respects precedence); for the op at hand the environment builds one feature row per
+// whose device choices a policy makes. Ops are visited in HEFT's order (the highest upward rank
+// among the ops whose producers are placed; ties by name, so renumbering a graph's ops changes
+// nothing); for the op at hand the environment builds one feature row per
 // device from the partial schedule, the policy scores every row with one shared network, and
 // the op goes to the chosen device. Nothing in a row names the op or the device, so a policy
 // trained on some graphs and clusters applies to any other (any size, any number of devices).
@@ -8,7 +9,7 @@
 // The partial schedule is the scheduler's own estimate (HEFT's model without insertion: each
 // device runs its ops one after another in decision order, a transfer costs its link time);
 // the reward comes from the simulator afterwards. Constants (folded ops) take no decision: they
-// are on every device. Torch-free, so Python (issue 16) can drive it as well.
+// are on every device. Torch-free, so other front ends (Python) can drive it as well.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +27,9 @@ class ScheduleEnv {
   // Per device: time ratio to the fastest device, finish / ready / queue gaps to the best
   // device, transfer delay, share of producers there, fusion with the producer there, busy and
   // memory shares, best-finish and fastest flags, progress, upward rank, op time, device kind
-  // (cpu, gpu, accel).
-  static constexpr int kFeatures = 17;
+  // (cpu, gpu, accel), how much slower the op's consumers run there than on their fastest
+  // device, and whether a consumer would join its kernel there (fusion).
+  static constexpr int kFeatures = 19;
 
   // REQUIRES: problem outlives the environment.
   explicit ScheduleEnv(const Problem& problem);

@@ -5,14 +5,41 @@
 #include <string>
 
 #include "cost/fusion.h"
+#include "io/model.h"
+#include "place/synthetic.h"
 
 namespace devplace {
 
+namespace {
+
+// Scales every device's speed, bandwidth and launch overhead and every link's bandwidth by
+// factors in [0.5, 2] (links by the product of two), and turns fusion on or off.
+Cluster perturbed(Cluster c, std::mt19937_64& rng) {
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  auto scale = [&] { return std::exp(uniform(std::log(0.5), std::log(2.0))); };
+  const bool fusion = uniform(0, 1) < 0.5;
+  for (auto& d : c.devices) {
+    d.peak_flops *= scale();
+    d.mem_bandwidth *= scale();
+    d.launch_overhead *= scale();
+    d.fusion = fusion ? default_fusion_rules(d.kind) : std::vector<std::string>{};
+  }
+  const double link = scale() * scale();
+  for (int a = 0; a < c.num_devices(); ++a)
+    for (int b = 0; b < c.num_devices(); ++b)
+      if (a != b) {
+        Link l = c.link(a, b);
+        l.bandwidth *= link;
+        c.set_link(l);
+      }
+  return c;
+}
+
+}  // namespace
+
 std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptions& o) {
   std::mt19937_64 rng(o.seed);
-  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
   auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  auto scale = [&] { return std::exp(uniform(std::log(0.5), std::log(2.0))); };
   std::vector<std::unique_ptr<CorpusGraph>> corpus;
   for (int k = 0; k < o.graphs; ++k) {
     SyntheticOptions s;
@@ -23,27 +50,25 @@ std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptio
     s.tokens = std::vector<int>{16, 64, 128, 256, 512, 1024}[integer(0, 5)];
     s.gpus = integer(1, 3);
     s.seed = rng();
+    auto sp = make_synthetic_problem(s);
+    sp->problem.reset();  // it refers to sp->graph, which moves out
+    auto graph = std::make_shared<Graph>(std::move(sp->graph));
+    graph->set_name("corpus-" + std::to_string(k) + "-" + std::to_string(s.ops) + "ops");
     auto item = std::make_unique<CorpusGraph>();
-    item->source = make_synthetic_problem(s);
-    item->source->graph.set_name("corpus-" + std::to_string(k) + "-" + std::to_string(s.ops) + "ops");
-    Cluster c = synthetic_cluster(s.gpus);
-    const bool fusion = integer(0, 1) == 1;
-    for (auto& d : c.devices) {
-      d.peak_flops *= scale();
-      d.mem_bandwidth *= scale();
-      d.launch_overhead *= scale();
-      if (fusion) d.fusion = default_fusion_rules(d.kind);
-    }
-    const double link = scale() * scale();
-    for (int a = 0; a < c.num_devices(); ++a)
-      for (int b = 0; b < c.num_devices(); ++b)
-        if (a != b) {
-          Link l = c.link(a, b);
-          l.bandwidth *= link;
-          c.set_link(l);
-        }
-    item->problem = std::make_unique<Problem>(item->source->graph, std::move(c));
+    item->problem = std::make_unique<Problem>(*graph, perturbed(synthetic_cluster(s.gpus), rng));
+    item->graph = std::move(graph);
     corpus.push_back(std::move(item));
+  }
+  const std::vector<std::string> presets = {"paper", "server", "nvlink4"};
+  for (const auto& [spec, bindings] : o.models) {
+    auto model = std::make_shared<Model>(load_model(spec, import_options(bindings)));
+    std::shared_ptr<const Graph> graph(model, &model->graph);  // keeps the model alive
+    for (int c = 0; c < o.clusters_per_model; ++c) {
+      auto item = std::make_unique<CorpusGraph>();
+      item->problem = std::make_unique<Problem>(*graph, perturbed(load_cluster(presets[c % presets.size()]), rng));
+      item->graph = graph;
+      corpus.push_back(std::move(item));
+    }
   }
   return corpus;
 }

@@ -1,30 +1,35 @@
-// The graphs and clusters devplace's own learned placer pretrains on: seeded synthetic layered
-// DAGs (place/synthetic.h) of varied size, width, skip connections and activation size, each on
-// a perturbed cluster (1-3 GPUs beside the host; device speeds, launch overheads and link
-// bandwidths scaled by 0.5-2x; fusion on or off). No bundled or shared model is in it, so every
-// real graph is unseen by a policy trained on it. A pure function of the options.
+// The graphs and clusters devplace's own learned placer trains on: seeded synthetic layered DAGs
+// (place/synthetic.h) of varied size, width, skip connections and activation size, and any
+// model files the caller adds, each on a perturbed cluster (synthetic: 1-3 GPUs beside the host;
+// models: the presets; device speeds, launch overheads and link bandwidths scaled by 0.5-2x;
+// fusion on or off). A pure function of its inputs.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "cost/cost_model.h"
-#include "place/synthetic.h"
 
 namespace devplace {
 
 struct CorpusOptions {
-  int graphs = 64;
+  int graphs = 64;  // synthetic graphs
   int min_ops = 60, max_ops = 400;
   std::uint64_t seed = 1;
+  // Model files (or bundled names), each with its "name=1,128" input bindings, and how many
+  // perturbed clusters each gets (drawn around the presets paper, server, nvlink4).
+  std::vector<std::pair<std::string, std::vector<std::string>>> models;
+  int clusters_per_model = 3;
 };
 
 struct CorpusGraph {
-  std::unique_ptr<SyntheticProblem> source;  // owns the graph
-  std::unique_ptr<Problem> problem;          // the graph on its perturbed cluster
+  std::shared_ptr<const Graph> graph;  // shared by the problems made from one model
+  std::unique_ptr<Problem> problem;    // the graph on its perturbed cluster
 };
 
+// Throws Error naming the file for a model that does not load.
 std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptions& options);
 
 }  // namespace devplace

@@ -59,6 +59,7 @@ std::unique_ptr<Placer> make_single_device(int device, const std::string& device
 // Factories, one per algorithm file.
 std::unique_ptr<Placer> make_hetero_placer();        // hetero.cc: first supporting device in priority order
 std::unique_ptr<Placer> make_random_placer();        // simple.cc
+std::unique_ptr<Placer> make_random_best_placer();   // simple.cc: best of eval_budget random placements
 std::unique_ptr<Placer> make_round_robin_placer();   // simple.cc
 std::unique_ptr<Placer> make_heft_placer();          // heft.cc
 std::unique_ptr<Placer> make_mtopo_placer();         // baechi.cc

@@ -13,6 +13,7 @@ const std::map<std::string, std::function<std::unique_ptr<Placer>()>>& factories
   static const std::map<std::string, std::function<std::unique_ptr<Placer>()>> f = {
       {"hetero", make_hetero_placer},
       {"random", make_random_placer},
+      {"random-best", make_random_best_placer},
       {"round-robin", make_round_robin_placer},
       {"heft", make_heft_placer},
       {"m-topo", make_mtopo_placer},
