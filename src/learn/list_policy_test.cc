@@ -5,8 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include "io/model.h"
 #include "learn/schedule_env.h"
 #include "learn/training_corpus.h"
+#include "place/placer.h"
 #include "sim/simulator.h"
 #include "util/error.h"
 
@@ -139,6 +141,24 @@ TEST(ListPolicy, FineTuningKeepsToItsBudgetAndSaveLoadKeepsThePolicy) {
     FAIL() << "a text file loaded as a policy";
   } catch (const Error& e) {
     EXPECT_EQ(e.file(), bad);
+  }
+}
+
+// The policy shipped in policies/learned.pt (docs/learned.md, "The shipped policy") places each
+// bundled model on `paper` at least as fast as GPU-only and faster than HEFT where HEFT is not
+// already GPU-only-or-worse, i.e. it is a trained policy, not a placeholder.
+TEST(Learned, ShippedPolicyBeatsHeftOnTheBundledModels) {
+  const ListPolicy policy = ListPolicy::load(default_list_policy_path());
+  for (const char* name : {"resnet50", "inception_v3", "bert_base"}) {
+    Model m = load_model(name);
+    Problem p(m.graph, load_cluster("paper"));
+    Simulator sim(p);
+    const double learned = sim.makespan(policy.greedy(p));
+    const double heft = sim.makespan(make_placer("heft")->place(p, {}));
+    const int gpu = p.cluster().find_device("gpu");
+    const double gpu_only = sim.makespan(Placement(p.num_ops(), gpu));
+    EXPECT_LT(learned, heft) << name;
+    EXPECT_LE(learned, gpu_only * 1.0001) << name;
   }
 }
 
