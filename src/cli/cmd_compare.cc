@@ -38,7 +38,7 @@ void add_compare_command(CLI::App& app) {
   add_model_options(*cmd, a->model);
   cmd->add_option("--algos", a->algos,
                   "Comma-separated algorithms (default: single devices, the classical set (with tarnawski-greedy and "
-                  "tarnawski-dp under --objective tarnawski), hsdag and hsdag+polish)");
+                  "tarnawski-dp under --objective tarnawski), hsdag, hsdag+polish and, for the simulator, learned)");
   add_search_options(*cmd, a->search);
   cmd->add_option("--policy", a->policy, "Policy file for the learned* rows (default: the shipped one)");
   cmd->add_flag("--json", a->json, "Print JSON");
@@ -49,15 +49,17 @@ void add_compare_command(CLI::App& app) {
     std::vector<std::string> algos = split_list(a->algos);
     PlaceOptions options = place_options(a->search);
     options.policy_file = a->policy;
-    if (!a->policy.empty())
-      for (const auto& name : algos)
-        if (name.rfind("hsdag", 0) == 0 || name == "placeto")
-          throw Error(a->policy, "", "--policy is for the learned* rows; compare " + name + " in a separate run");
     if (algos.empty()) {
       algos = default_algorithms(pb, options.objective);
       algos.push_back("hsdag");
       algos.push_back("hsdag+polish");
+      if (options.objective == Objective::simulator) algos.push_back("learned");  // the shipped policy, zero-shot
     }
+    if (!a->policy.empty())
+      for (const auto& name : algos)
+        if (name.rfind("hsdag", 0) == 0 || name == "placeto")
+          throw Error(a->policy, "",
+                      "--policy is for the learned* rows; list them with --algos and compare " + name + " apart");
     Comparison cmp = compare_placers(pb, algos, options, make_any_placer);
     auto speedup = [](double ref, double v) { return std::isfinite(v) && v > 0 && ref > 0 ? ref / v : 0.0; };
     if (a->json) {
