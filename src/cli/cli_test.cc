@@ -252,5 +252,15 @@ TEST(Cli, ExportedMapsPassTheCheckerAndABrokenMapFails) {
   EXPECT_EQ(dm["preserved_ops"], 122);
 }
 
+// `train --algo learned` fine-tunes the shipped policy with updates x samples + 3 evaluations
+// (two single-device references and the final greedy placement).
+TEST(Cli, TrainLearnedFineTunesWithinItsBudget) {
+  Result r = devplace("train resnet50 --cluster paper --algo learned --episodes 2 --samples 5");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("(13 reward evaluations, both)"), std::string::npos) << r.output;
+  Result bad = devplace("train resnet50 --cluster paper --algo learned --objective tarnawski");
+  expect_one_line_error(bad, "--algo learned fine-tunes on one graph");
+}
+
 }  // namespace
 }  // namespace devplace

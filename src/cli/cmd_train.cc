@@ -13,9 +13,9 @@
 #include "learn/hsdag.h"
 #include "learn/learned_placers.h"
 #include "learn/peers.h"
-#include "training/training_run.h"
 #include "place/compare.h"
 #include "report/plot.h"
+#include "training/training_run.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log.h"
@@ -115,8 +115,11 @@ void add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "train", "Train HSDAG (or --algo rnn, hierarchical, placeto) and write the best placement it found");
   add_model_options(*cmd, a->model);
-  cmd->add_option("--algo", a->algo, "hsdag (default), or a learned peer: rnn, hierarchical, placeto")
-      ->check(CLI::IsMember({"hsdag", "rnn", "hierarchical", "placeto"}));
+  cmd->add_option("--algo", a->algo,
+                  "hsdag (default), a learned peer (rnn, hierarchical, placeto), or learned: fine-tune the pretrained "
+                  "learned placer (--policy, default the shipped one; --episodes updates of --samples placements, "
+                  "default 3 x 20)")
+      ->check(CLI::IsMember({"hsdag", "rnn", "hierarchical", "placeto", "learned"}));
   cmd->add_option("--also", a->also, "hsdag, placeto: also train on this model (repeatable; same cluster)");
   cmd->add_option("--policy", a->policy, "hsdag, placeto: start from this policy file (with --episodes 0: zero-shot)");
   cmd->add_option("--save-policy", a->save_policy, "hsdag, placeto: write the trained policy here");
@@ -158,9 +161,15 @@ void add_train_command(CLI::App& app) {
     if (a->resume && a->checkpoint.empty()) throw Error("", "", "--resume needs --checkpoint DIR");
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
-    const bool hsdag = a->algo == "hsdag";
+    const bool hsdag = a->algo == "hsdag", learned = a->algo == "learned";
     TrainingRun run;
     run.algo = a->algo;
+    if (learned) {
+      run.learned_policy = a->policy;
+      if (a->episodes >= 0) run.learned_updates = a->episodes;
+      if (a->samples > 0) run.learned_samples = a->samples;
+      run.learned_seed = a->seed;
+    }
     run.objective = a->objective == "tarnawski" ? Objective::tarnawski : Objective::simulator;
     if (hsdag) {
       HsdagConfig& cfg = run.hsdag;
@@ -192,9 +201,9 @@ void add_train_command(CLI::App& app) {
       apply_features(a->features, cfg.features);
       for (const auto& o : a->overrides) apply_peer_override(cfg, o);
     }
-    const int episodes = hsdag ? run.hsdag.episodes : run.peer.episodes;
-    const int samples = hsdag ? run.hsdag.samples : run.peer.samples;
-    const std::uint64_t seed = hsdag ? run.hsdag.seed : run.peer.seed;
+    const int episodes = hsdag ? run.hsdag.episodes : learned ? run.learned_updates : run.peer.episodes;
+    const int samples = hsdag ? run.hsdag.samples : learned ? run.learned_samples : run.peer.samples;
+    const std::uint64_t seed = hsdag ? run.hsdag.seed : learned ? run.learned_seed : run.peer.seed;
     const std::string label = hsdag ? "hsdag-" + a->preset : a->algo;
     // More graphs (--also): one policy trained on all of them, each simulated.
     std::vector<std::unique_ptr<Context>> others;
@@ -207,7 +216,7 @@ void add_train_command(CLI::App& app) {
     }
     std::unique_ptr<Executor> executor;
     if (a->reward == "measured") {
-      if (!hsdag) throw Error("", "", "--reward measured trains --algo hsdag only");
+      if (!hsdag && !learned) throw Error("", "", "--reward measured trains --algo hsdag or learned only");
       if (run.objective == Objective::tarnawski)
         throw Error("", "", "--objective tarnawski trains on their latency model: drop --reward measured and --also");
       executor = make_executor(*ctx, a->exec);
@@ -265,8 +274,8 @@ void add_train_command(CLI::App& app) {
     }
     if (!a->log.empty()) write_file_atomic(a->log, log_csv(r.log));
     if (!a->plot.empty()) {
-      const std::string title = (hsdag ? std::string("HSDAG") : a->algo) + " training: " + pb.graph().name() + " on " +
-                                pb.cluster().name;
+      const std::string title =
+          (hsdag ? std::string("HSDAG") : a->algo) + " training: " + pb.graph().name() + " on " + pb.cluster().name;
       write_file_atomic(a->plot, training_svg(title, r.log));
     }
     if (!a->save_policy.empty()) std::printf("wrote policy %s\n", a->save_policy.c_str());

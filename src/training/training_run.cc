@@ -1,20 +1,26 @@
 #include "training/training_run.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 
+#include "learn/list_policy.h"
+#include "learn/schedule_env.h"
 #include "util/error.h"
 
 namespace devplace {
 namespace {
 
 void check(const TrainingRun& run) {
-  const bool hsdag = run.algo == "hsdag";
-  if (run.executor && !hsdag) throw Error("", "", "a measured reward trains hsdag only (--algo hsdag)");
+  const bool hsdag = run.algo == "hsdag", learned = run.algo == "learned";
+  if (run.executor && !hsdag && !learned)
+    throw Error("", "", "a measured reward trains hsdag and learned only (--algo hsdag or learned)");
+  if (learned && (!run.also.empty() || run.objective != Objective::simulator))
+    throw Error("", "", "--algo learned fine-tunes on one graph under the simulator or measurements");
   if (run.executor && !run.also.empty()) throw Error("", "", "--also trains on the simulator; drop --reward measured");
   if (run.objective == Objective::tarnawski && (run.executor || !run.also.empty()))
     throw Error("", "", "--objective tarnawski trains on their latency model: drop --reward measured and --also");
-  if (!hsdag && run.algo != "placeto" &&
+  if (!hsdag && !learned && run.algo != "placeto" &&
       (!run.also.empty() || !run.peer.init_policy.empty() || !run.peer.save_policy.empty()))
     throw Error("", "", "--also, --policy and --save-policy need --algo hsdag or placeto");
 }
@@ -45,7 +51,25 @@ TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
   for (const Problem* p : run.also) other_rewards.push_back(std::make_unique<SimulatedReward>(*p));
 
   TrainingOutcome out;
-  if (run.algo == "hsdag") {
+  if (run.algo == "learned") {
+    ListPolicy policy = ListPolicy::load(run.learned_policy.empty() ? default_list_policy_path() : run.learned_policy);
+    ListPolicyConfig c;
+    c.samples = run.learned_samples;
+    c.lr = 3e-3;  // as the learned-tuned placer
+    const auto t0 = std::chrono::steady_clock::now();
+    const long long budget = static_cast<long long>(run.learned_updates) * c.samples + 3;
+    const ListTuneResult r = fine_tune_list_policy(policy, problem, reward, budget, c, run.learned_seed);
+    TrainResult t;
+    t.greedy = r.policy, t.greedy_latency = r.policy_latency;
+    t.sampled = r.best, t.sampled_latency = r.best_latency;
+    t.polished_latency = kInfeasibleTime;
+    t.best = r.best, t.best_latency = r.best_latency;
+    t.evaluations = r.evaluations;
+    t.episodes = run.learned_updates;
+    t.coarse_nodes = t.groups = ScheduleEnv(problem).num_decisions();  // one decision per op but constants
+    t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.results = {t};
+  } else if (run.algo == "hsdag") {
     std::vector<HsdagTask> tasks{{&problem, &reward}};
     for (std::size_t i = 0; i < run.also.size(); ++i) tasks.push_back({run.also[i], other_rewards[i].get()});
     out.results = tasks.size() > 1 ? train_hsdag_multi(tasks, run.hsdag, run.on_episode)
@@ -55,9 +79,9 @@ TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
     cfg.algo = run.algo;
     std::vector<PeerTask> tasks{{&problem, &reward}};
     for (std::size_t i = 0; i < run.also.size(); ++i) tasks.push_back({run.also[i], other_rewards[i].get()});
-    const std::vector<PeerResult> peers = cfg.algo == "placeto"
-                                              ? train_placeto_multi(tasks, cfg, run.on_episode)
-                                              : std::vector<PeerResult>{train_peer(problem, reward, cfg, run.on_episode)};
+    const std::vector<PeerResult> peers =
+        cfg.algo == "placeto" ? train_placeto_multi(tasks, cfg, run.on_episode)
+                              : std::vector<PeerResult>{train_peer(problem, reward, cfg, run.on_episode)};
     out.results.assign(peers.begin(), peers.end());
   }
   if (measured) {

@@ -15,14 +15,19 @@
 namespace devplace {
 
 struct TrainingRun {
-  std::string algo = "hsdag";  // hsdag, or a peer: rnn, hierarchical, placeto
-  HsdagConfig hsdag;           // used when algo == "hsdag"
-  PeerConfig peer;             // used otherwise (peer.algo is set from algo)
+  std::string algo = "hsdag";  // hsdag, a peer (rnn, hierarchical, placeto) or learned (fine-tuning)
+  // learned: the pretrained policy to fine-tune (empty: the shipped one), updates of `samples`
+  // placements each (the budget is updates x samples + 3 evaluations), seed.
+  std::string learned_policy;
+  int learned_updates = 3, learned_samples = 20;
+  std::uint64_t learned_seed = 1;
+  HsdagConfig hsdag;  // used when algo == "hsdag"
+  PeerConfig peer;    // used otherwise (peer.algo is set from algo)
   Objective objective = Objective::simulator;
   // More graphs on the same cluster for one policy (hsdag, placeto); each is simulated.
   // REQUIRES: they outlive the call.
   std::vector<const Problem*> also;
-  // Set: the reward is the measured median latency on this executor (hsdag only). REQUIRES: it
+  // Set: the reward is the measured median latency on this executor (hsdag and learned). REQUIRES: it
   // outlives the call.
   Executor* executor = nullptr;
   MeasureOptions measure{1, 3, 5};
