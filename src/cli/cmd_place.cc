@@ -112,10 +112,8 @@ void add_place_command(CLI::App& app) {
     auto simulated = [&](const Placement& q) { return ms(judge(pb, q, opts.objective).latency); };
     if (!a->affinity.empty()) {
       // What the placer's own map would break, before the adjustment.
-      const auto ov_names = openvino_device_names(c);
-      std::map<std::string, std::string> raw;
-      for (int i = 0; i < pb.num_ops(); ++i) raw[pb.graph().op(i).name] = ov_names[p[i]];
-      const auto before = check_openvino_affinity(pb.graph(), raw, ov_names);
+      const auto before =
+          check_openvino_affinity(pb.graph(), openvino_affinity_map(pb.graph(), c, p), openvino_device_names(c));
       AdjustedPlacement adj = export_openvino_affinity(pb.graph(), c, p, a->affinity);
       std::printf("wrote %s: OpenVINO affinity map; the placement as placed breaks HETERO's rules at %zu ops, ",
                   a->affinity.c_str(), before.size());

@@ -68,14 +68,7 @@ void Cluster::validate(const std::string& file) const {
       if (!(e > 0 && e <= 1)) throw Error(file, d.name, "efficiency of '" + k + "' must be in (0, 1]");
     if (!(d.default_efficiency > 0 && d.default_efficiency <= 1))
       throw Error(file, d.name, "default efficiency must be in (0, 1]");
-    for (auto& r : d.fusion) {
-      FusionRule rule;
-      if (!parse_fusion_rule(r, rule)) {
-        std::string known;
-        for (FusionRule k : all_fusion_rules()) known += std::string(known.empty() ? "" : ", ") + fusion_rule_name(k);
-        throw Error(file, d.name, "unknown fusion rule '" + r + "' (known: " + known + ")");
-      }
-    }
+    parse_fusion_rules(d.fusion, file, d.name);
   }
   for (int s = 0; s < num_devices(); ++s)
     for (int t = 0; t < num_devices(); ++t) {

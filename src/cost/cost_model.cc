@@ -126,14 +126,8 @@ void Problem::apply_fusion(const CostTable* overrides) {
   for (int d = 0; d < D; ++d) {
     const auto& names = cluster_.devices[d].fusion;
     if (names.empty() || parents_by_rules.count(names)) continue;
-    std::vector<FusionRule> rules;
-    for (auto& r : names) {
-      FusionRule rule;
-      if (!parse_fusion_rule(r, rule))
-        throw Error(cluster_.name, cluster_.devices[d].name, "unknown fusion rule '" + r + "'");
-      rules.push_back(rule);
-    }
-    parents_by_rules[names] = fusion_parents(g, rules, fusible);
+    parents_by_rules[names] =
+        fusion_parents(g, parse_fusion_rules(names, cluster_.name, cluster_.devices[d].name), fusible);
   }
   if (parents_by_rules.empty()) return;
   fusion_parent_.assign(static_cast<std::size_t>(n) * D, -1);

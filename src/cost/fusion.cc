@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "graph/op_types.h"
+#include "util/error.h"
 
 namespace devplace {
 
@@ -59,16 +60,21 @@ const char* fusion_rule_name(FusionRule r) {
   return "?";
 }
 
-bool parse_fusion_rule(const std::string& name, FusionRule& out) {
-  for (FusionRule r : kRules)
-    if (name == fusion_rule_name(r)) {
-      out = r;
-      return true;
+std::vector<FusionRule> parse_fusion_rules(const std::vector<std::string>& names, const std::string& file,
+                                           const std::string& device) {
+  std::vector<FusionRule> rules;
+  for (const auto& name : names) {
+    auto it =
+        std::find_if(std::begin(kRules), std::end(kRules), [&](FusionRule r) { return name == fusion_rule_name(r); });
+    if (it == std::end(kRules)) {
+      std::string known;
+      for (FusionRule k : kRules) known += std::string(known.empty() ? "" : ", ") + fusion_rule_name(k);
+      throw Error(file, device, "unknown fusion rule '" + name + "' (known: " + known + ")");
     }
-  return false;
+    rules.push_back(*it);
+  }
+  return rules;
 }
-
-std::vector<FusionRule> all_fusion_rules() { return {std::begin(kRules), std::end(kRules)}; }
 
 std::vector<std::string> default_fusion_rules(const std::string& device_kind) {
   if (device_kind == "accel") return {"conv_epilogue", "matmul_epilogue"};

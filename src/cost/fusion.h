@@ -28,10 +28,10 @@ enum class FusionRule {
 };
 
 const char* fusion_rule_name(FusionRule r);
-// Parses a name produced by fusion_rule_name; returns false for an unknown name.
-bool parse_fusion_rule(const std::string& name, FusionRule& out);
-// Every rule, in declaration order.
-std::vector<FusionRule> all_fusion_rules();
+// Parses a device's rule names; throws Error naming `file` and `device` and listing the known
+// rules for an unknown name.
+std::vector<FusionRule> parse_fusion_rules(const std::vector<std::string>& names, const std::string& file,
+                                           const std::string& device);
 // The rules a runtime of this device kind applies when a cluster file does not say: all four
 // on cpu (oneDNN/OpenVINO) and gpu (cuDNN/ORT/OpenVINO GPU); the two epilogues on accel.
 std::vector<std::string> default_fusion_rules(const std::string& device_kind);

@@ -77,59 +77,36 @@ int byte_size(int type) {
   }
 }
 
+template <class T>
+double read_as(const char* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return static_cast<double>(v);
+}
+
 double from_raw(const char* p, int type) {
   switch (type) {
-    case TensorProto::INT8: {
-      std::int8_t v;
-      std::memcpy(&v, p, 1);
-      return v;
-    }
+    case TensorProto::INT8:
+      return read_as<std::int8_t>(p);
     case TensorProto::UINT8:
-    case TensorProto::BOOL: {
-      std::uint8_t v;
-      std::memcpy(&v, p, 1);
-      return v;
-    }
-    case TensorProto::INT16: {
-      std::int16_t v;
-      std::memcpy(&v, p, 2);
-      return v;
-    }
-    case TensorProto::UINT16: {
-      std::uint16_t v;
-      std::memcpy(&v, p, 2);
-      return v;
-    }
-    case TensorProto::INT32: {
-      std::int32_t v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case TensorProto::UINT32: {
-      std::uint32_t v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case TensorProto::FLOAT: {
-      float v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case TensorProto::DOUBLE: {
-      double v;
-      std::memcpy(&v, p, 8);
-      return v;
-    }
-    case TensorProto::UINT64: {
-      std::uint64_t v;
-      std::memcpy(&v, p, 8);
-      return static_cast<double>(v);
-    }
-    default: {
-      std::int64_t v;
-      std::memcpy(&v, p, 8);
-      return static_cast<double>(v);
-    }
+    case TensorProto::BOOL:
+      return read_as<std::uint8_t>(p);
+    case TensorProto::INT16:
+      return read_as<std::int16_t>(p);
+    case TensorProto::UINT16:
+      return read_as<std::uint16_t>(p);
+    case TensorProto::INT32:
+      return read_as<std::int32_t>(p);
+    case TensorProto::UINT32:
+      return read_as<std::uint32_t>(p);
+    case TensorProto::FLOAT:
+      return read_as<float>(p);
+    case TensorProto::DOUBLE:
+      return read_as<double>(p);
+    case TensorProto::UINT64:
+      return read_as<std::uint64_t>(p);
+    default:
+      return read_as<std::int64_t>(p);
   }
 }
 

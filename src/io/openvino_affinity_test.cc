@@ -101,11 +101,7 @@ TEST(OpenVinoAffinity, AdjustedMapsOfEverySharedIrGraphFollowTheRules) {
     const Graph& g = m.graph;
     Placement p(g.num_ops());
     for (int i = 0; i < g.num_ops(); ++i) p[i] = i % 2;
-    auto raw = [&](const Placement& q) {
-      std::map<std::string, std::string> map;
-      for (int i = 0; i < g.num_ops(); ++i) map[g.op(i).name] = devices[q[i]];
-      return map;
-    };
+    auto raw = [&](const Placement& q) { return openvino_affinity_map(g, paper, q); };
     EXPECT_FALSE(check_openvino_affinity(g, raw(p), devices).empty()) << e.path();
     AdjustedPlacement adj = adjust_for_openvino(g, p);
     const auto after = check_openvino_affinity(g, raw(adj.placement), devices);

@@ -56,13 +56,20 @@ std::vector<std::string> openvino_device_names(const Cluster& cluster) {
   return names;
 }
 
+std::map<std::string, std::string> openvino_affinity_map(const Graph& graph, const Cluster& cluster,
+                                                         const Placement& placement) {
+  const auto names = openvino_device_names(cluster);
+  std::map<std::string, std::string> map;
+  for (int i = 0; i < graph.num_ops(); ++i) map[graph.op(i).name] = names.at(placement.at(i));
+  return map;
+}
+
 AdjustedPlacement export_openvino_affinity(const Graph& graph, const Cluster& cluster, const Placement& placement,
                                            const std::string& out_path) {
   AdjustedPlacement adjusted = adjust_for_openvino(graph, placement);
   const Placement& p = adjusted.placement;
   auto names = openvino_device_names(cluster);
-  nlohmann::json map = nlohmann::json::object();
-  for (int i = 0; i < graph.num_ops(); ++i) map[graph.op(i).name] = names.at(p.at(i));
+  const nlohmann::json map = openvino_affinity_map(graph, cluster, p);
   std::set<std::string> used;
   for (int d : p) used.insert(names.at(d));
   std::string hetero = "HETERO:";

@@ -10,6 +10,7 @@
 // How to apply each: docs/placement-export.md.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "cost/cluster.h"
@@ -26,6 +27,9 @@ void export_onnx_with_placement(const std::string& model_path, const Graph& grap
 // OpenVINO device name of each cluster device: cpu -> "CPU", the i-th gpu -> "GPU.i" when the
 // cluster has several GPUs else "GPU", accel -> "NPU.i" likewise.
 std::vector<std::string> openvino_device_names(const Cluster& cluster);
+// The affinity map of a placement as it stands: op name -> OpenVINO device name.
+std::map<std::string, std::string> openvino_affinity_map(const Graph& graph, const Cluster& cluster,
+                                                         const Placement& placement);
 // Writes the map of adjust_for_openvino(placement) atomically and returns that adjustment (the
 // caller reports the changes and judges the adjusted placement).
 AdjustedPlacement export_openvino_affinity(const Graph& graph, const Cluster& cluster, const Placement& placement,

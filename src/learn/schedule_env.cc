@@ -18,27 +18,14 @@ float slog(double x) { return static_cast<float>(x >= 0 ? std::log1p(x) : -std::
 
 ScheduleEnv::ScheduleEnv(const Problem& p) : p_(p), n_(p.num_ops()), D_(p.num_devices()), edges_(p) {
   const Graph& g = p.graph();
-  // Upward rank as HEFT computes it (mean time over capable devices, mean transfer cost).
-  rank_.assign(n_, 0);
+  rank_ = upward_ranks(p, edges_);
+  // The time unit: the mean over ops of their fastest time (ops with a kernel somewhere).
   double fastest_sum = 0;
   int timed = 0;
-  for (int v = n_ - 1; v >= 0; --v) {
-    double w = 0, fastest = kInfeasibleTime;
-    int capable = 0;
-    for (int d = 0; d < D_; ++d)
-      if (p.op_time(v, d) < kInfeasibleTime) {
-        w += p.op_time(v, d);
-        fastest = std::min(fastest, p.op_time(v, d));
-        ++capable;
-      }
-    if (capable) w /= capable;
-    if (capable && fastest > 0) fastest_sum += fastest, ++timed;
-    double tail = 0;
-    for (int k = edges_.out_begin(v); k < edges_.out_end(v); ++k) {
-      const int e = edges_.out_edge(k);
-      tail = std::max(tail, edges_.mean_cost(e) + rank_[edges_.dst(e)]);
-    }
-    rank_[v] = w + tail;
+  for (int v = n_ - 1; v >= 0; --v) {  // the summation order the shipped policy was trained with
+    double fastest = kInfeasibleTime;
+    for (int d = 0; d < D_; ++d) fastest = std::min(fastest, p.op_time(v, d));
+    if (fastest < kInfeasibleTime && fastest > 0) fastest_sum += fastest, ++timed;
   }
   unit_ = timed ? fastest_sum / timed : 1e-6;
   // HEFT's order, but free of the ops' numbering: among the ops whose producers are decided,

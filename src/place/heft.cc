@@ -54,23 +54,7 @@ class Heft : public Placer {
     const int n = p.num_ops(), D = p.num_devices();
     const EdgeCosts edges(p);
 
-    std::vector<double> rank(n, 0.0);
-    for (int v = n - 1; v >= 0; --v) {
-      double w = 0;
-      int feasible = 0;
-      for (int d = 0; d < D; ++d)
-        if (p.op_time(v, d) < kInfeasibleTime) {
-          w += p.op_time(v, d);
-          ++feasible;
-        }
-      if (feasible > 0) w /= feasible;
-      double tail = 0;
-      for (int k = edges.out_begin(v); k < edges.out_end(v); ++k) {
-        const int e = edges.out_edge(k);
-        tail = std::max(tail, edges.mean_cost(e) + rank[edges.dst(e)]);
-      }
-      rank[v] = w + tail;
-    }
+    const std::vector<double> rank = upward_ranks(p, edges);
     std::vector<int> order(n);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank[a] > rank[b]; });

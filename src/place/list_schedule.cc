@@ -131,6 +131,28 @@ double successor_affinity(const Problem& p, const EdgeCosts& edges, int v, int d
   return s;
 }
 
+std::vector<double> upward_ranks(const Problem& p, const EdgeCosts& edges) {
+  const int n = p.num_ops(), D = p.num_devices();
+  std::vector<double> rank(n, 0.0);
+  for (int v = n - 1; v >= 0; --v) {
+    double w = 0;
+    int feasible = 0;
+    for (int d = 0; d < D; ++d)
+      if (p.op_time(v, d) < kInfeasibleTime) {
+        w += p.op_time(v, d);
+        ++feasible;
+      }
+    if (feasible > 0) w /= feasible;
+    double tail = 0;
+    for (int k = edges.out_begin(v); k < edges.out_end(v); ++k) {
+      const int e = edges.out_edge(k);
+      tail = std::max(tail, edges.mean_cost(e) + rank[edges.dst(e)]);
+    }
+    rank[v] = w + tail;
+  }
+  return rank;
+}
+
 int first_feasible_device(const Problem& p, int v) {
   for (int d = 0; d < p.num_devices(); ++d)
     if (p.op_time(v, d) < kInfeasibleTime) return d;

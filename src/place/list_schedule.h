@@ -83,6 +83,12 @@ class MemoryLedger {
 // op such as a Reshape follows the device its consumers prefer. Lower is better.
 double successor_affinity(const Problem& problem, const EdgeCosts& edges, int v, int d);
 
+// HEFT's upward rank of every op (seconds), in reverse topological order:
+//   rank(v) = w(v) + max over data edges v -> s of (c(v, s) + rank(s))
+// w(v) = mean of op_time(v, d) over the devices that can run v (0 if none can); c = the edge's
+// mean transfer cost over ordered pairs of distinct devices (EdgeCosts::mean_cost).
+std::vector<double> upward_ranks(const Problem& problem, const EdgeCosts& edges);
+
 // Index of the first device that can run op v, or 0 if none can.
 int first_feasible_device(const Problem& problem, int v);
 
