@@ -85,13 +85,10 @@ void ScheduleEnv::evaluate_current() const {
 void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
   evaluate_current();
   const int v = current_op();
-  bool any_fits = false, any_runs = false;
   double min_time = kInfeasibleTime, min_finish = kInfeasibleTime, min_ready = kInfeasibleTime,
          min_avail = kInfeasibleTime, busy_total = 0, max_pred_finish = 0;
   for (int d = 0; d < D_; ++d) {
     const Candidate& c = cand_[d];
-    any_fits |= c.fits;
-    any_runs |= c.runs;
     min_time = std::min(min_time, c.time);
     min_finish = std::min(min_finish, c.finish);
     min_ready = std::min(min_ready, c.ready);
@@ -109,7 +106,7 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
   const double u = unit_;
   for (int d = 0; d < D_; ++d) {
     const Candidate& c = cand_[d];
-    allowed[d] = any_fits ? c.fits : any_runs ? c.runs : d == 0;
+    allowed[d] = is_allowed(d);
     float* r = f + static_cast<std::size_t>(d) * kFeatures;
     const bool timed = c.runs && min_time < kInfeasibleTime;
     const int parent = p_.fusion_parent(v, d);
@@ -148,13 +145,17 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
   }
 }
 
+bool ScheduleEnv::is_allowed(int d) const {
+  bool any_fits = false, any_runs = false;
+  for (const Candidate& c : cand_) any_fits |= c.fits, any_runs |= c.runs;
+  return any_fits ? cand_[d].fits : any_runs ? cand_[d].runs : d == 0;
+}
+
 int ScheduleEnv::earliest_finish_device() const {
-  std::vector<float> f(static_cast<std::size_t>(D_) * kFeatures);
-  std::vector<std::uint8_t> allowed(D_);
-  observe(f.data(), allowed.data());
+  evaluate_current();
   int best = -1;
   for (int d = 0; d < D_; ++d)
-    if (allowed[d] && (best < 0 || cand_[d].finish < cand_[best].finish)) best = d;
+    if (is_allowed(d) && (best < 0 || cand_[d].finish < cand_[best].finish)) best = d;
   return best < 0 ? 0 : best;
 }
 

@@ -60,6 +60,7 @@ class ScheduleEnv {
     bool runs, fits;
   };
   void evaluate_current() const;  // fills cand_ for the current op
+  bool is_allowed(int d) const;   // REQUIRES evaluate_current()
 
   const Problem& p_;
   int n_, D_;
