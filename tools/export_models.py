@@ -14,6 +14,9 @@ data_type, so the files are tens of KB and still carry every shape devplace need
 deterministic for a given torch version. The build and CI never run this script.
 With --held-out DIR it writes the held-out test graphs instead (tests/data/exports: Swin-T,
 ViT-B/16 and a ResNet-50 that flattens with x.view(x.size(0), -1); see export_held_out).
+With --bert-large FILE it writes a BERT-large-size encoder (24 layers, hidden 1024, 16 heads, FFN
+4096; 1.3 GB of FP32 weights, so no single 0.5 GiB GPU of clusters/nvlink4.toml holds it), the
+memory-limited problem of docs/learned.md.
 
 BERT's sequence length is symbolic inside the graph (positions by CumSum, reshapes with -1), and
 only the declared input shape says 128: binding input_ids to [1, N] at import re-infers every shape.
@@ -200,8 +203,17 @@ def main():
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
     ap.add_argument("--held-out", metavar="DIR",
                     help="export the held-out test graphs (Swin-T, ViT-B/16, ResNet-50 with view) to DIR instead")
+    ap.add_argument("--bert-large", metavar="FILE",
+                    help="export only the BERT-large-size encoder (24x1024, 16 heads, FFN 4096) to FILE")
     args = ap.parse_args()
     torch.manual_seed(SEED)
+    if args.bert_large:
+        large = randomize(BertEncoder(hidden=1024, layers=24, heads=16, ffn=4096), SEED + 7)
+        ids = torch.randint(0, 30522, (1, 128), generator=torch.Generator().manual_seed(SEED))
+        export(large, ids, args.bert_large, "input_ids", dynamic_axes={"input_ids": {1: "seq"}, "output": {1: "seq"}})
+        finish(args.bert_large, static_inputs={"input_ids": [1, 128]},
+               doc="BERT-large-size encoder (24x1024, 16 heads, FFN 4096, no pooler), input_ids [1,128] int64.")
+        return
     if args.held_out:
         os.makedirs(args.held_out, exist_ok=True)
         export_held_out(args.held_out)

@@ -61,7 +61,15 @@ void add_compare_command(CLI::App& app) {
           throw Error(a->policy, "",
                       "--policy is for the learned* rows; list them with --algos and compare " + name + " apart");
     Comparison cmp = compare_placers(pb, algos, options, make_any_placer);
-    auto speedup = [](double ref, double v) { return std::isfinite(v) && v > 0 && ref > 0 ? ref / v : 0.0; };
+    // 0 = no figure: the row is infeasible, or no single device is (memory-limited problems).
+    auto speedup = [](double ref, double v) {
+      return std::isfinite(v) && v > 0 && std::isfinite(ref) && ref > 0 ? ref / v : 0.0;
+    };
+    auto ratio_cell = [](double x) {
+      char cell[32] = "-";
+      if (x > 0) std::snprintf(cell, sizeof cell, "%.2fx", x);
+      return std::string(cell);
+    };
     if (a->json) {
       nlohmann::json j = {{"model", pb.graph().name()},
                           {"cluster", pb.cluster().name},
@@ -87,7 +95,7 @@ void add_compare_command(CLI::App& app) {
           "gap_to_lower_bound,place_seconds\n");
       for (const auto& r : cmp.rows)
         std::printf("%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f\n", pb.graph().name().c_str(), pb.cluster().name.c_str(),
-                    r.algorithm.c_str(), ms(r.verdict.latency).c_str(), r.verdict.feasible ? 1 : 0,
+                    r.algorithm.c_str(), r.error.empty() ? ms(r.verdict.latency).c_str() : "error", r.verdict.feasible ? 1 : 0,
                     speedup(cmp.slowest_single, r.verdict.latency), speedup(cmp.best_single, r.verdict.latency),
                     r.verdict.feasible ? r.verdict.latency / cmp.lower_bound - 1 : -1.0, r.place_seconds);
       return;
@@ -108,9 +116,10 @@ void add_compare_command(CLI::App& app) {
       }
       char gap[32] = "-";
       if (r.verdict.feasible) std::snprintf(gap, sizeof gap, "%.1f%%", 100 * (r.verdict.latency / cmp.lower_bound - 1));
-      std::printf("| %-16s | %12s | %11.2fx | %11.2fx | %8s | %10.3f | %-8s |\n", r.algorithm.c_str(),
-                  ms(r.verdict.latency).c_str(), speedup(cmp.slowest_single, r.verdict.latency),
-                  speedup(cmp.best_single, r.verdict.latency), gap, r.place_seconds, r.verdict.feasible ? "yes" : "NO");
+      std::printf("| %-16s | %12s | %12s | %12s | %8s | %10.3f | %-8s |\n", r.algorithm.c_str(),
+                  ms(r.verdict.latency).c_str(), ratio_cell(speedup(cmp.slowest_single, r.verdict.latency)).c_str(),
+                  ratio_cell(speedup(cmp.best_single, r.verdict.latency)).c_str(), gap, r.place_seconds,
+                  r.verdict.feasible ? "yes" : "NO");
     }
     for (const auto& r : cmp.rows)
       if (r.error.empty() && !r.verdict.feasible)

@@ -18,7 +18,7 @@ namespace devplace::cli {
 void add_pretrain_command(CLI::App& app) {
   struct Args {
     std::string out, log;
-    std::vector<std::string> models;
+    std::vector<std::string> models, families = {"layered", "branchy", "transformer"};
     int clusters_per_model = 3;
     int graphs = 64, imitation = 400, iterations = 1500, samples = 16, hidden = 64;
     double lr = 1e-3;
@@ -35,6 +35,11 @@ void add_pretrain_command(CLI::App& app) {
   cmd->add_option("--hidden", a->hidden, "Width of the scorer's hidden layers (default 64)");
   cmd->add_option("--lr", a->lr, "Adam learning rate (default 1e-3)");
   cmd->add_option("--seed", a->seed, "Seed of the corpus, the network and the samples (default 1)");
+  cmd->add_option("--families", a->families,
+                  "Synthetic graph families, drawn in turn: layered, branchy (Inception/ResNet-like), "
+                  "transformer (BERT-like) (default all three)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"layered", "branchy", "transformer"}));
   cmd->add_option("--log", a->log, "Write the training log as CSV");
   cmd->add_option("--model", a->models,
                   "Also train on this model (file or bundled name), with its input bindings after colons: "
@@ -46,6 +51,11 @@ void add_pretrain_command(CLI::App& app) {
     const auto t0 = std::chrono::steady_clock::now();
     CorpusOptions co;
     co.graphs = a->graphs, co.seed = a->seed, co.clusters_per_model = a->clusters_per_model;
+    co.families.clear();
+    for (const auto& f : a->families)
+      co.families.push_back(f == "branchy"       ? SyntheticFamily::branchy
+                            : f == "transformer" ? SyntheticFamily::transformer
+                                                 : SyntheticFamily::layered);
     for (const auto& spec : a->models) {
       std::vector<std::string> parts;
       std::size_t start = 0;

@@ -86,17 +86,21 @@ std::vector<std::string> default_fusion_rules(const std::string& device_kind) {
 std::vector<int> fusion_parents(const Graph& g, const std::vector<FusionRule>& rules,
                                 const std::vector<char>& fusible) {
   const int n = g.num_ops();
-  std::vector<int> parent(n, -1), head(n);
+  std::vector<int> parent(n, -1), head(n), depth(n, 0);
+  for (int i = 0; i < n; ++i)  // longest path from a source; indices are a topological order
+    for (int p : g.preds(i)) depth[i] = std::max(depth[i], depth[p] + 1);
+  // Of several chains that end here (a residual sum of two branches), the one computed last
+  // takes this op into its kernel, as a sum post-op does: the deeper producer, then the smaller
+  // name (free of the ops' numbering, so a renumbered graph fuses the same).
+  auto later = [&](int a, int b) { return depth[a] != depth[b] ? depth[a] > depth[b] : g.op(a).name < g.op(b).name; };
   for (int i = 0; i < n; ++i) {
     head[i] = i;
     if (rules.empty() || !fusible[i]) continue;
     const Op& op = g.op(i);
     const OpClass cls = classify(op.type);
-    // Of several chains that end here (a residual sum of two branches), the one computed last
-    // takes this op into its kernel, as a sum post-op does.
     for (int t : op.inputs) {
       const int p = g.tensor(t).producer;
-      if (p < 0 || !fusible[p] || p <= parent[i] || !feeds_only(g, p, t, i)) continue;
+      if (p < 0 || !fusible[p] || (parent[i] >= 0 && !later(p, parent[i])) || !feeds_only(g, p, t, i)) continue;
       const OpClass h = classify(g.op(head[p]).type);
       if (std::any_of(rules.begin(), rules.end(), [&](FusionRule r) { return rule_allows(r, h, cls, op.type); }))
         parent[i] = p;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include "learn/archive_io.h"
 #include "learn/ppo.h"
@@ -46,7 +47,10 @@ struct Rollout {
   std::vector<Placement> placements;
 };
 
-enum class Choice { greedy_then_sample, sample, teacher };
+enum class Choice { greedy_then_sample, greedy, teacher };
+
+// Per rollout and decision: a device the decision must take, or -1 (decide as `Choice` says).
+using Forced = std::vector<std::vector<int>>;
 
 }  // namespace
 
@@ -55,11 +59,13 @@ struct ListPolicy::Impl {
   Scorer net;
   explicit Impl(int h) : hidden(h), net(h) {}
 
-  Rollout rollout(const Problem& p, int K, Choice how, std::mt19937_64& rng) {
+  Rollout rollout(const Problem& p, int K, Choice how, std::mt19937_64& rng,
+                  Objective objective = Objective::simulator, const Forced* forced = nullptr) {
     torch::NoGradGuard no_grad;
     std::vector<ScheduleEnv> envs;
     envs.reserve(K);
-    for (int k = 0; k < K; ++k) envs.emplace_back(p);
+    envs.emplace_back(p, objective);
+    for (int k = 1; k < K; ++k) envs.push_back(envs[0]);  // the same order and units; copies are cheaper
     const int T = envs[0].num_decisions(), D = p.num_devices();
     Rollout r;
     r.features = torch::zeros({K, T, D, kF});
@@ -83,12 +89,15 @@ struct ListPolicy::Impl {
       for (int k = 0; k < K; ++k) {
         int d = 0;
         const bool* ok = a + (static_cast<std::size_t>(k) * T + t) * D;
-        if (how == Choice::teacher) {
+        const int must = forced ? (*forced)[k][t] : -1;
+        if (must >= 0 && ok[must]) {
+          d = must;
+        } else if (how == Choice::teacher) {
           d = envs[k].earliest_finish_device();
         } else {
           auto pk = probs.accessor<float, 2>()[k];
           d = -1;
-          if (how == Choice::greedy_then_sample && k == 0) {
+          if (how == Choice::greedy || (how == Choice::greedy_then_sample && k == 0)) {
             for (int j = 0; j < D; ++j)
               if (ok[j] && (d < 0 || pk[j] > pk[d])) d = j;
           } else {
@@ -150,12 +159,76 @@ ListPolicy ListPolicy::load(const std::string& path) {
   return policy;
 }
 
-Placement ListPolicy::greedy(const Problem& p) const { return sample(p, 1, 0).front(); }
+Placement ListPolicy::greedy(const Problem& p, Objective objective) const {
+  return sample(p, 1, 0, objective).front();
+}
 
-std::vector<Placement> ListPolicy::sample(const Problem& p, int count, std::uint64_t seed) const {
+std::vector<Placement> ListPolicy::sample(const Problem& p, int count, std::uint64_t seed, Objective objective) const {
   TorchScope scope(seed);
   std::mt19937_64 rng(seed);
-  return impl_->rollout(p, std::max(1, count), Choice::greedy_then_sample, rng).placements;
+  return impl_->rollout(p, std::max(1, count), Choice::greedy_then_sample, rng, objective).placements;
+}
+
+Placement ListPolicy::decode_with_discrepancies(const Problem& p, Reward& reward, int budget, int rounds,
+                                                Objective objective) const {
+  TorchScope scope(0);
+  std::mt19937_64 rng(0);  // unused: every decision is greedy or forced
+  auto& m = *impl_;
+  std::vector<int> forced_best;  // the incumbent's forced decisions
+  Rollout best_rollout = m.rollout(p, 1, Choice::greedy, rng, objective);
+  const int T = static_cast<int>(best_rollout.actions.size(1)), D = p.num_devices();
+  forced_best.assign(T, -1);
+  auto latency = [&](const Placement& pl) {
+    const Evaluation e = reward.evaluate(pl);
+    return e.feasible ? e.latency : kInfeasibleTime;
+  };
+  Placement best = best_rollout.placements[0];
+  double best_latency = latency(best);
+  int left = budget - 1;
+  std::set<std::pair<int, int>> tried;  // (decision, device) forced from the incumbent already
+  for (int round = 0; round < rounds && left > 0 && T > 0; ++round) {
+    const int K = std::min(T, round + 1 == rounds ? left : left / (rounds - round));
+    if (K <= 0) continue;
+    // Where the incumbent's policy was least sure: the highest probability of another device.
+    torch::Tensor probs;
+    {
+      torch::NoGradGuard no_grad;
+      probs = torch::softmax(
+          m.net->forward(best_rollout.features[0]).masked_fill(best_rollout.allowed[0].logical_not(), -1e9), -1);
+    }
+    auto pr = probs.accessor<float, 2>();
+    auto taken = best_rollout.actions.accessor<std::int64_t, 2>();
+    auto ok = best_rollout.allowed.accessor<bool, 3>();
+    std::vector<std::pair<float, std::pair<int, int>>> doubts;  // (probability, (decision, device))
+    for (int t = 0; t < T; ++t) {
+      if (forced_best[t] >= 0) continue;
+      int alt = -1;
+      for (int d = 0; d < D; ++d)
+        if (d != taken[0][t] && ok[0][t][d] && (alt < 0 || pr[t][d] > pr[t][alt])) alt = d;
+      if (alt >= 0 && !tried.count({t, alt})) doubts.push_back({pr[t][alt], {t, alt}});
+    }
+    const int n = std::min<int>(K, static_cast<int>(doubts.size()));
+    if (n == 0) break;
+    std::partial_sort(doubts.begin(), doubts.begin() + n, doubts.end(),
+                      [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    Forced forced(n, forced_best);
+    for (int k = 0; k < n; ++k) forced[k][doubts[k].second.first] = doubts[k].second.second, tried.insert(doubts[k].second);
+    Rollout r = m.rollout(p, n, Choice::greedy, rng, objective, &forced);
+    int winner = -1;
+    for (int k = 0; k < n; ++k) {
+      const double l = latency(r.placements[k]);
+      if (l < best_latency) best_latency = l, winner = k;
+    }
+    left -= n;
+    if (winner < 0) continue;  // the next round tries the next most doubtful decisions of the same rollout
+    tried.clear();
+    best = r.placements[winner];
+    forced_best = forced[winner];
+    best_rollout.features = r.features.narrow(0, winner, 1);
+    best_rollout.allowed = r.allowed.narrow(0, winner, 1);
+    best_rollout.actions = r.actions.narrow(0, winner, 1);
+  }
+  return best;
 }
 
 namespace {
@@ -284,14 +357,14 @@ ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& p, Rewar
   const long long per_update = std::max(1, c.samples);
   const long long updates = std::max(0LL, (budget - counted.count() - 1) / per_update);
   for (long long u = 0; u < updates; ++u) {
-    Rollout r = m.rollout(p, c.samples, Choice::greedy_then_sample, rng);
+    Rollout r = m.rollout(p, c.samples, Choice::greedy_then_sample, rng, reward.objective());
     Scored s = score(r.placements, counted, reference, c.infeasible_penalty);
     for (std::size_t k = 0; k < s.latency.size(); ++k) consider(r.placements[k], s.latency[k]);
     double loss = 0;
     update(m, opt, r, centred_advantages(s.reward, c.pg.advantage_floor), c,
            entropy_weight_at(c.pg, static_cast<int>(u), static_cast<int>(updates)), loss);
   }
-  Rollout last = m.rollout(p, 1, Choice::greedy_then_sample, rng);
+  Rollout last = m.rollout(p, 1, Choice::greedy_then_sample, rng, reward.objective());
   out.policy = last.placements[0];
   const Evaluation e = counted.evaluate(out.policy);
   out.policy_latency = e.feasible ? e.latency : kInfeasibleTime;

@@ -53,9 +53,19 @@ class ListPolicy {
   void save(const std::string& path) const;  // atomically
 
   // The policy's own placement: the most likely device at every decision. No evaluation.
-  Placement greedy(const Problem& problem) const;
+  // Under Objective::tarnawski every placement is feasible by construction (schedule_env.h).
+  Placement greedy(const Problem& problem, Objective objective = Objective::simulator) const;
   // `count` placements: the greedy one first, then samples drawn with `seed`.
-  std::vector<Placement> sample(const Problem& problem, int count, std::uint64_t seed) const;
+  std::vector<Placement> sample(const Problem& problem, int count, std::uint64_t seed,
+                                Objective objective = Objective::simulator) const;
+
+  // Limited-discrepancy decoding: the policy's own placement, then rollouts that each take the
+  // second most likely device at one decision where the policy was least sure (the highest
+  // probability of another device) and decide greedily after it, so later decisions adapt. In
+  // `rounds` rounds, each from the best placement so far (or, when a round found nothing better,
+  // at the next most doubtful decisions). At most `budget` evaluations of `reward`; the best.
+  Placement decode_with_discrepancies(const Problem& problem, Reward& reward, int budget, int rounds = 2,
+                                      Objective objective = Objective::simulator) const;
 
   struct Impl;
   Impl& impl() { return *impl_; }
@@ -77,8 +87,9 @@ struct ListTuneResult {
   long long evaluations = 0;  // reward evaluations spent, references and the final greedy included
 };
 
-// Fine-tunes `policy` on one problem with at most `budget` reward evaluations (two single-device
-// references, config.samples per update, one for the final greedy placement).
+// Fine-tunes `policy` on one problem with at most `budget` reward evaluations (one per device for
+// the single-device references, config.samples per update, one for the final greedy placement),
+// deciding under reward.objective().
 ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& problem, Reward& reward, long long budget,
                                      const ListPolicyConfig& config, std::uint64_t seed);
 

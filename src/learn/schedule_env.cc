@@ -6,6 +6,7 @@
 #include <queue>
 
 #include "graph/op_costs.h"
+#include "learn/coarsen.h"
 
 namespace devplace {
 
@@ -16,7 +17,8 @@ float slog(double x) { return static_cast<float>(x >= 0 ? std::log1p(x) : -std::
 
 }  // namespace
 
-ScheduleEnv::ScheduleEnv(const Problem& p) : p_(p), n_(p.num_ops()), D_(p.num_devices()), edges_(p) {
+ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective)
+    : p_(p), n_(p.num_ops()), D_(p.num_devices()), edges_(p) {
   const Graph& g = p.graph();
   rank_ = upward_ranks(p, edges_);
   // The time unit: the mean over ops of their fastest time (ops with a kernel somewhere).
@@ -34,17 +36,21 @@ ScheduleEnv::ScheduleEnv(const Problem& p) : p_(p), n_(p.num_ops()), D_(p.num_de
     if (rank_[a] != rank_[b]) return rank_[a] < rank_[b];
     return g.op(a).name > g.op(b).name;
   };
-  std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
-  std::vector<int> waiting(n_, 0);
-  for (int v = 0; v < n_; ++v) waiting[v] = static_cast<int>(g.preds(v).size());
-  for (int v = 0; v < n_; ++v)
-    if (waiting[v] == 0) ready.push(v);
-  while (!ready.empty()) {
-    const int v = ready.top();
-    ready.pop();
-    if (!is_folded(g, g.op(v))) decisions_.push_back(v);
-    for (int s : g.succs(v))
-      if (--waiting[s] == 0) ready.push(s);
+  if (objective == Objective::tarnawski) {
+    order_units(g);
+  } else {
+    std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
+    std::vector<int> waiting(n_, 0);
+    for (int v = 0; v < n_; ++v) waiting[v] = static_cast<int>(g.preds(v).size());
+    for (int v = 0; v < n_; ++v)
+      if (waiting[v] == 0) ready.push(v);
+    while (!ready.empty()) {
+      const int v = ready.top();
+      ready.pop();
+      if (!is_folded(g, g.op(v))) decisions_.push_back(v);
+      for (int s : g.succs(v))
+        if (--waiting[s] == 0) ready.push(s);
+    }
   }
   kind_cpu_.resize(D_);
   kind_gpu_.resize(D_);
@@ -56,6 +62,37 @@ ScheduleEnv::ScheduleEnv(const Problem& p) : p_(p), n_(p.num_ops()), D_(p.num_de
   reset();
 }
 
+void ScheduleEnv::order_units(const Graph& g) {
+  CoarsenOptions co;
+  co.merge_single_predecessor = false;  // co-location only: colour classes and the cycles they close
+  const Coarsening c = coarsen(g, co);
+  const int U = c.num_groups();
+  // A unit's rank and leader: its member of highest rank (ties by name).
+  auto higher = [&](int a, int b) { return rank_[a] != rank_[b] ? rank_[a] > rank_[b] : g.op(a).name < g.op(b).name; };
+  std::vector<int> leader(U);
+  for (int u = 0; u < U; ++u)
+    leader[u] = *std::min_element(c.members[u].begin(), c.members[u].end(), higher);
+  auto later = [&](int a, int b) { return higher(leader[b], leader[a]); };
+  std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
+  std::vector<int> waiting(U, 0);
+  for (int u = 0; u < U; ++u) waiting[u] = static_cast<int>(c.preds[u].size());
+  for (int u = 0; u < U; ++u)
+    if (waiting[u] == 0) ready.push(u);
+  while (!ready.empty()) {
+    const int u = ready.top();
+    ready.pop();
+    decisions_.push_back(leader[u]);
+    unit_of_decision_.push_back(u);
+    std::vector<int> ops = {leader[u]};
+    for (int v : c.members[u])
+      if (v != leader[u]) ops.push_back(v);
+    unit_ops_.push_back(std::move(ops));
+    for (int s : c.succs[u])
+      if (--waiting[s] == 0) ready.push(s);
+  }
+  contiguity_.emplace(p_, c);
+}
+
 void ScheduleEnv::reset() {
   step_ = 0;
   device_.assign(n_, 0);
@@ -63,6 +100,7 @@ void ScheduleEnv::reset() {
   avail_.assign(D_, 0);
   busy_.assign(D_, 0);
   ledger_.emplace(p_, edges_);
+  if (contiguity_) contiguity_->reset();
   cand_for_ = -1;
 }
 
@@ -146,6 +184,7 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
 }
 
 bool ScheduleEnv::is_allowed(int d) const {
+  if (contiguity_) return (contiguity_->allowed(unit_of_decision_[step_]) >> d) & 1;
   bool any_fits = false, any_runs = false;
   for (const Candidate& c : cand_) any_fits |= c.fits, any_runs |= c.runs;
   return any_fits ? cand_[d].fits : any_runs ? cand_[d].runs : d == 0;
@@ -159,17 +198,28 @@ int ScheduleEnv::earliest_finish_device() const {
   return best < 0 ? 0 : best;
 }
 
-void ScheduleEnv::step(int d) {
-  evaluate_current();
-  const int v = current_op();
-  const Candidate& c = cand_[d];
+void ScheduleEnv::commit(int v, int d, double start, double time) {
   device_[v] = d;
-  const double start = c.runs ? c.start : c.ready;
-  const double time = c.runs ? c.time : 0;
   finish_[v] = start + time;
   avail_[d] = std::max(avail_[d], finish_[v]);
   busy_[d] += time;
   ledger_->commit(v, d, device_);
+}
+
+void ScheduleEnv::step(int d) {
+  evaluate_current();
+  const Candidate& c = cand_[d];
+  commit(current_op(), d, c.runs ? c.start : c.ready, c.runs ? c.time : 0);
+  if (contiguity_) {  // the rest of the unit follows its leader, in op (topological) order
+    const std::vector<int>& ops = unit_ops_[step_];
+    for (std::size_t k = 1; k < ops.size(); ++k) {
+      const int v = ops[k], parent = p_.fusion_parent(v, d);
+      const double time = parent >= 0 && device_[parent] == d ? p_.op_time(v, d) : p_.standalone_time(v, d);
+      const double ready = edges_.data_ready(v, d, device_, finish_);
+      commit(v, d, time < kInfeasibleTime ? std::max(ready, avail_[d]) : ready, time < kInfeasibleTime ? time : 0);
+    }
+    contiguity_->choose(unit_of_decision_[step_], d);
+  }
   ++step_;
 }
 

@@ -10,6 +10,13 @@
 // device runs its ops one after another in decision order, a transfer costs its link time);
 // the reward comes from the simulator afterwards. Constants (folded ops) take no decision: they
 // are on every device. Torch-free, so other front ends (Python) can drive it as well.
+//
+// Under the latency model of Tarnawski et al. (Objective::tarnawski) a decision places a unit:
+// ops that must share a device (a colour class, and what joins them in a cycle; coarsen.h
+// with only co-location) go together, units are visited in a topological order of their DAG
+// (highest rank first), and a device is allowed only when the placement can still be completed
+// feasibly (learn/contiguity_mask.h: contiguous, acyclic accelerator sets within memory). Every
+// placement the environment produces is then feasible by construction.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +24,7 @@
 #include <vector>
 
 #include "cost/cost_model.h"
+#include "learn/contiguity_mask.h"
 #include "place/list_schedule.h"
 #include "sim/schedule.h"
 
@@ -31,16 +39,17 @@ class ScheduleEnv {
   // device, and whether a consumer would join its kernel there (fusion).
   static constexpr int kFeatures = 19;
 
-  // REQUIRES: problem outlives the environment.
-  explicit ScheduleEnv(const Problem& problem);
+  // REQUIRES: problem outlives the environment; under tarnawski, problem has a host (cpu) device
+  // and at most 64 devices.
+  explicit ScheduleEnv(const Problem& problem, Objective objective = Objective::simulator);
 
   // Starts a new episode; ops not yet placed.
   void reset();
   bool done() const { return step_ >= static_cast<int>(decisions_.size()); }
-  // Decisions per episode (ops that are not constants).
+  // Decisions per episode (ops that are not constants; under tarnawski, units).
   int num_decisions() const { return static_cast<int>(decisions_.size()); }
   int num_devices() const { return D_; }
-  // The op to place now. REQUIRES !done().
+  // The op to place now (under tarnawski: its unit's op of highest rank). REQUIRES !done().
   int current_op() const { return decisions_[step_]; }
   // Features of the current op on every device, [num_devices() x kFeatures] row-major, and
   // which devices are allowed (the op runs there and, where memory is limited, fits; when no
@@ -49,7 +58,7 @@ class ScheduleEnv {
   // The allowed device with the earliest estimated finish (ties: lower index): HEFT's choice
   // without insertion, the teacher of the imitation stage.
   int earliest_finish_device() const;
-  // Places the current op on `device` and advances. REQUIRES !done(), 0 <= device < D.
+  // Places the current op (its unit) on `device` and advances. REQUIRES !done(), 0 <= device < D.
   void step(int device);
   // The placement so far (complete once done(); constants sit on device 0).
   const Placement& placement() const { return device_; }
@@ -61,11 +70,18 @@ class ScheduleEnv {
   };
   void evaluate_current() const;  // fills cand_ for the current op
   bool is_allowed(int d) const;   // REQUIRES evaluate_current()
+  void commit(int v, int d, double start, double time);
+  void order_units(const Graph& g);  // tarnawski: units_, decisions_ and contiguity_
 
   const Problem& p_;
   int n_, D_;
   EdgeCosts edges_;
   std::vector<int> decisions_;  // ops in decision order
+  // Tarnawski only: per decision, the unit's index and its ops (leader first, then in op order),
+  // and the feasibility mask over units.
+  std::vector<int> unit_of_decision_;
+  std::vector<std::vector<int>> unit_ops_;
+  std::optional<ContiguityMask> contiguity_;
   std::vector<double> rank_;    // upward rank, seconds
   double unit_ = 1;             // seconds: mean fastest op time, the scale of time features
   std::vector<char> kind_cpu_, kind_gpu_;

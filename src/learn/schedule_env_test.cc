@@ -4,8 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <set>
 
+#include "io/tarnawski_import.h"
+#include "place/synthetic.h"
+#include "place/tarnawski_objective.h"
 #include "sim/test_graphs.h"
+#include "util/files.h"
 
 namespace devplace {
 namespace {
@@ -72,6 +78,75 @@ TEST(ScheduleEnv, OnlyDevicesThatRunTheOpAreAllowed) {
   env.observe(f.data(), allowed.data());
   EXPECT_EQ(allowed, (std::vector<std::uint8_t>{1, 0}));
   EXPECT_EQ(env.earliest_finish_device(), 0);
+}
+
+// Decides the environment to the end, each decision uniform among the allowed devices.
+Placement uniform_episode(ScheduleEnv& env, std::mt19937_64& rng) {
+  env.reset();
+  const int D = env.num_devices();
+  std::vector<float> f(static_cast<std::size_t>(D) * ScheduleEnv::kFeatures);
+  std::vector<std::uint8_t> allowed(D);
+  while (!env.done()) {
+    env.observe(f.data(), allowed.data());
+    std::vector<int> choices;
+    for (int d = 0; d < D; ++d)
+      if (allowed[d]) choices.push_back(d);
+    EXPECT_FALSE(choices.empty());
+    env.step(choices[std::uniform_int_distribution<std::size_t>(0, choices.size() - 1)(rng)]);
+  }
+  return env.placement();
+}
+
+int accelerators_used(const Problem& p, const Placement& pl) {
+  std::set<int> used(pl.begin(), pl.end());
+  used.erase(p.host());
+  return static_cast<int>(used.size());
+}
+
+// Under Tarnawski's latency model every placement the environment lets a policy make is
+// feasible: contiguous, mutually acyclic accelerator sets, colour classes together, weights
+// within memory. A layered DAG with skip edges (paths leave and re-enter sets easily), colour
+// classes and accelerators that hold a third of the weights each.
+TEST(ScheduleEnv, EveryTarnawskiPlacementIsFeasibleByConstruction) {
+  auto sp = make_synthetic_problem({.ops = 150, .width = 3, .skip_prob = 0.4, .gpus = 4, .seed = 9});
+  Graph& g = sp->graph;
+  std::int64_t weights = 0;
+  for (int i = 0; i < g.num_ops(); ++i) {
+    weights += g.op(i).weight_bytes;
+    if (i % 17 == 3) g.mutable_ops()[i].attrs["colorClass"] = std::int64_t{i % 2};  // two classes
+  }
+  Cluster cluster = synthetic_cluster(4);
+  for (int d = 1; d < cluster.num_devices(); ++d) cluster.devices[d].memory_bytes = weights / 3;
+  Problem p(g, cluster);
+  ScheduleEnv env(p, Objective::tarnawski);
+  EXPECT_LT(env.num_decisions(), g.num_ops());  // the colour classes are one decision each
+  std::mt19937_64 rng(3);
+  int most = 0;
+  for (int k = 0; k < 200; ++k) {
+    const Placement pl = uniform_episode(env, rng);
+    const Verdict v = tarnawski_latency(p, pl);
+    ASSERT_TRUE(v.feasible) << "episode " << k << ": " << v.reason;
+    most = std::max(most, accelerators_used(p, pl));
+  }
+  EXPECT_GE(most, 3);  // the mask leaves real choices
+}
+
+TEST(ScheduleEnv, EveryTarnawskiPlacementIsFeasibleOnThePublishedGraphs) {
+  const std::string dir = shared_dir() + "/data/dnn-partitioning/latency-inputs";
+  if (!file_exists(dir + "/LayerGraphs/gnmt_inference.json"))
+    GTEST_SKIP() << "no shared data at " << dir << " (the published graphs are not in this checkout)";
+  std::mt19937_64 rng(5);
+  for (const char* rel : {"LayerGraphs/gnmt_inference.json", "LayerGraphs/resnet50_inference.json",
+                          "OperatorGraphs/bert_l-3_inference.json"}) {
+    Model m = import_tarnawski(dir + "/" + rel);
+    Problem p(m.graph, *m.cluster, &*m.costs);
+    ScheduleEnv env(p, Objective::tarnawski);
+    for (int k = 0; k < 30; ++k) {
+      const Placement pl = uniform_episode(env, rng);
+      const Verdict v = tarnawski_latency(p, pl);
+      ASSERT_TRUE(v.feasible) << rel << ", episode " << k << ": " << v.reason;
+    }
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "cost/fusion.h"
 #include "io/model.h"
 #include "place/synthetic.h"
+#include "util/error.h"
 
 namespace devplace {
 
@@ -43,6 +44,8 @@ std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptio
   std::vector<std::unique_ptr<CorpusGraph>> corpus;
   for (int k = 0; k < o.graphs; ++k) {
     SyntheticOptions s;
+    if (o.families.empty()) throw Error("", "", "training corpus: no synthetic family to draw from");
+    s.family = o.families[k % o.families.size()];
     s.ops = integer(o.min_ops, o.max_ops);
     s.width = std::vector<int>{1, 2, 3, 4, 6, 8}[integer(0, 5)];
     s.skip_prob = std::vector<double>{0.0, 0.1, 0.3, 0.6}[integer(0, 3)];
@@ -50,6 +53,14 @@ std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptio
     s.tokens = std::vector<int>{16, 64, 128, 256, 512, 1024}[integer(0, 5)];
     s.gpus = integer(1, 3);
     s.seed = rng();
+    if (s.family == SyntheticFamily::transformer) {
+      s.hidden = std::vector<int>{256, 384, 512, 768, 1024}[integer(0, 4)];
+      s.tokens = std::vector<int>{32, 64, 128, 256, 512}[integer(0, 4)];
+    } else if (s.family == SyntheticFamily::branchy) {
+      s.hidden = std::vector<int>{64, 128, 192, 256, 384}[integer(0, 4)];
+      s.side = std::vector<int>{8, 17, 35}[integer(0, 2)];
+      s.width = integer(2, 5);
+    }
     auto sp = make_synthetic_problem(s);
     sp->problem.reset();  // it refers to sp->graph, which moves out
     auto graph = std::make_shared<Graph>(std::move(sp->graph));

@@ -1,5 +1,7 @@
-// The graphs and clusters devplace's own learned placer trains on: seeded synthetic layered DAGs
-// (place/synthetic.h) of varied size, width, skip connections and activation size, and any
+// The graphs and clusters devplace's own learned placer trains on: seeded synthetic graphs
+// (place/synthetic.h) of three families (layered DAGs of varied width, skip connections and
+// activation size; Inception/ResNet-like CNNs; BERT-like encoders of varied width and
+// sequence length), drawn in turn, and any
 // model files the caller adds, each on a perturbed cluster (synthetic: 1-3 GPUs beside the host;
 // models: the presets; device speeds, launch overheads and link bandwidths scaled by 0.5-2x;
 // fusion on or off). A pure function of its inputs.
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "cost/cost_model.h"
+#include "place/synthetic.h"
 
 namespace devplace {
 
@@ -22,6 +25,9 @@ struct CorpusOptions {
   // perturbed clusters each gets (drawn around the presets paper, server, nvlink4).
   std::vector<std::pair<std::string, std::vector<std::string>>> models;
   int clusters_per_model = 3;
+  // Synthetic families, drawn in turn; {layered} alone draws the corpus of the first shipped policy.
+  std::vector<SyntheticFamily> families = {SyntheticFamily::layered, SyntheticFamily::branchy,
+                                           SyntheticFamily::transformer};
 };
 
 struct CorpusGraph {

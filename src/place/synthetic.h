@@ -11,12 +11,22 @@
 
 namespace devplace {
 
+// Graph families. `layered`: the scale-test DAG below. `branchy`: an Inception/ResNet-like CNN
+// (stem, then blocks of 2..`width` parallel conv towers joined by a Concat, residual bottlenecks
+// with probability `skip_prob`, stride-2 reductions; head: pooling and a classifier).
+// `transformer`: a BERT-like encoder (embedding, then layers of Q/K/V projections, attention,
+// output projection, residual adds, LayerNorms and an erf-GELU feed-forward block).
+enum class SyntheticFamily { layered, branchy, transformer };
+
 struct SyntheticOptions {
-  int ops = 1000;          // op count, >= 1
+  SyntheticFamily family = SyntheticFamily::layered;
+  int ops = 1000;          // op count, >= 1 (branchy and transformer: about, whole blocks)
   int width = 4;           // ops per layer (parallel branches); the last layer may be narrower
   double skip_prob = 0.2;  // chance that an op also reads an op up to `skip_span` layers back
   int skip_span = 8;       // (residual-like long edges)
-  int tokens = 512;        // rows of every activation ([tokens, hidden] f32)
+  int tokens = 512;        // rows of every activation ([tokens, hidden] f32); transformer: sequence
+  int hidden = 768;        // transformer: model width (heads of 64); branchy: channels after the stem
+  int side = 35;           // branchy: feature-map side after the stem (the input is 8x that)
   int gpus = 2;            // accelerators of the cluster besides the host cpu
   std::uint64_t seed = 1;
 };
@@ -34,7 +44,13 @@ struct SyntheticProblem {
 // so every device efficiency class is exercised: MatMuls run ~4x faster on a GPU, the
 // small element-wise ops about as fast on the CPU (launch overhead), so placement matters. Throws Error on non-positive
 // sizes.
+// Dispatches on options.family.
 std::unique_ptr<SyntheticProblem> make_synthetic_problem(const SyntheticOptions& options);
+
+// The two model-like families (place/synthetic_models.cc); make_synthetic_problem calls them.
+// Costs are set per op (FLOPs, MACs, weights, bytes) from the shapes, as annotate_costs would.
+std::unique_ptr<SyntheticProblem> make_branchy_cnn(const SyntheticOptions& options);
+std::unique_ptr<SyntheticProblem> make_transformer_encoder(const SyntheticOptions& options);
 
 // The cluster of synthetic problems: "cpu" (the host: 1.8 TFLOP/s, 77 GB/s, like the paper's
 // i9) and `gpus` accelerators "gpu0".. (16 TFLOP/s, 576 GB/s, 16 GiB, 22 us launch, like the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <string>
 
 #include "util/error.h"
@@ -20,20 +21,20 @@ Verdict Schedule::verdict() const { return {feasible ? makespan : kInfeasibleTim
 namespace {
 
 // Min-heap order: earlier first; at equal times finishes before readies (a device freed at t
-// can take an op that became ready at t), then lower op index.
+// can take an op that became ready at t), then the op's tie rank (Simulator::tie_).
 struct EventLater {
   template <class Event>
   bool operator()(const Event& a, const Event& b) const {
     if (a.time != b.time) return a.time > b.time;
     if (a.ready != b.ready) return a.ready;
-    return a.op > b.op;
+    return a.tie > b.tie;
   }
 };
 
 struct QueueLater {
   template <class Entry>
   bool operator()(const Entry& a, const Entry& b) const {
-    return a.ready != b.ready ? a.ready > b.ready : a.op > b.op;
+    return a.ready != b.ready ? a.ready > b.ready : a.tie > b.tie;
   }
 };
 
@@ -74,6 +75,30 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
     cons_op_.insert(cons_op_.end(), c.begin(), c.end());
     cons_off_[t + 1] = static_cast<int>(cons_op_.size());
   }
+  // Tie ranks: the longer path to the graph's end first (each op at its fastest time; the
+  // critical path, as list schedulers order), then the smaller name. Free of the ops'
+  // numbering, so a renumbered graph simulates the same; consumers are visited in this order
+  // too (the order transfers queue on a link).
+  std::vector<double> rank(n_, 0);
+  for (int v = n_ - 1; v >= 0; --v) {  // indices are a topological order
+    double fastest = 0;
+    bool timed = false;
+    for (int d = 0; d < D_; ++d)
+      if (const double t = problem.op_time(v, d); t < kInfeasibleTime) fastest = timed ? std::min(fastest, t) : t, timed = true;
+    double tail = 0;
+    for (int s : g.succs(v)) tail = std::max(tail, rank[s]);
+    rank[v] = fastest + tail;
+  }
+  std::vector<int> order(n_);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return rank[a] != rank[b] ? rank[a] > rank[b] : g.op(a).name < g.op(b).name;
+  });
+  tie_.resize(n_);
+  for (int k = 0; k < n_; ++k) tie_[order[k]] = k;
+  for (int t = 0; t < T; ++t)
+    std::sort(cons_op_.begin() + cons_off_[t], cons_op_.begin() + cons_off_[t + 1],
+              [&](int a, int b) { return tie_[a] < tie_[b]; });
   pending_.resize(n_);
   ready_time_.resize(n_);
   op_start_.resize(n_);
@@ -111,7 +136,7 @@ bool Simulator::simulate(const Placement& p, int& bad_op) {
   for (int i = 0; i < n_; ++i) {
     pending_[i] = in_off_[i + 1] - in_off_[i];
     ready_time_[i] = 0;
-    if (pending_[i] == 0) events.push_back({0.0, i, true});
+    if (pending_[i] == 0) events.push_back({0.0, tie_[i], i, true});
   }
   std::make_heap(events.begin(), events.end(), EventLater{});
 
@@ -123,7 +148,7 @@ bool Simulator::simulate(const Placement& p, int& bad_op) {
     busy[d] = 1;
     op_start_[op] = now;
     op_end_[op] = now + problem_.placed_time(op, p);
-    events.push_back({op_end_[op], op, false});
+    events.push_back({op_end_[op], tie_[op], op, false});
     std::push_heap(events.begin(), events.end(), EventLater{});
   };
 
@@ -133,7 +158,7 @@ bool Simulator::simulate(const Placement& p, int& bad_op) {
     events.pop_back();
     const int d = p[e.op];
     if (e.ready) {
-      queues[d].push_back({e.time, e.op});
+      queues[d].push_back({e.time, e.tie, e.op});
       std::push_heap(queues[d].begin(), queues[d].end(), QueueLater{});
       dispatch(d, e.time);
       continue;
@@ -158,7 +183,7 @@ bool Simulator::simulate(const Placement& p, int& bad_op) {
         }
         ready_time_[op] = std::max(ready_time_[op], arrival_[dst]);
         if (--pending_[op] == 0) {
-          events.push_back({ready_time_[op], op, true});
+          events.push_back({ready_time_[op], tie_[op], op, true});
           std::push_heap(events.begin(), events.end(), EventLater{});
         }
       }

@@ -1,8 +1,9 @@
 // Simulator: a discrete-event model of one inference of a placed graph.
 //
 // What it models: each device runs one op at a time; an op becomes ready when every input
-// tensor is on its device and waits in that device's queue (first ready, first served; ties by
-// topological index); a tensor crossing devices is sent once per destination device, over the
+// tensor is on its device and waits in that device's queue (first ready, first served; ties go
+// to the op with the longer path to the graph's end, then to the smaller name, so the ops'
+// numbering in the file does not matter); a tensor crossing devices is sent once per destination device, over the
 // directed link between the two, and transfers on one link run one after another (FIFO, the
 // link's queue is contention); compute and transfers overlap. Graph inputs and constants
 // (initializers, and the outputs of ops the runtime folds: Problem::tensor_resident) are on
@@ -49,17 +50,20 @@ class Simulator {
   std::vector<int> cons_off_, cons_op_;    // tensor -> consumer ops
   std::vector<int> producer_;              // tensor -> op or -1
   std::vector<std::int64_t> act_bytes_;    // tensor -> bytes, 0 for resident tensors
+  std::vector<int> tie_;                   // op -> its place among simultaneous events (lower first)
   // Scratch.
   std::vector<int> pending_;
   std::vector<double> ready_time_, op_start_, op_end_, link_free_, arrival_;
   std::vector<TransferSpan> transfers_;
   struct Event {
     double time;
+    int tie;  // tie_[op]
     int op;
     bool ready;  // false: the op finished; true: the op became ready
   };
   struct QueueEntry {
     double ready;
+    int tie;
     int op;
   };
   std::vector<Event> events_;
