@@ -10,7 +10,9 @@
 #     rows once per pretraining seed);
 #   equal budget: Inception-V3 and BERT-base at 500 and 2,000 evaluations: the controls and the
 #     fine-tuned rows with seeds 1-5 (seed-1 policies), learned-discrepancy (deterministic for a
-#     policy) once per pretraining seed.
+#     policy) once per pretraining seed;
+#   Tarnawski's latency model: their eight cost graphs with the shipped policy (tarnawski.csv);
+#   best known: local search at 200,000 evaluations on every zero-shot graph (best_known.csv).
 # Writes CSV to $OUT (default /tmp/devplace-learned). POLICIES=DIR reuses trained fold policies
 # (fold<F>-s<S>.pt); DEVPLACE=path runs another devplace binary. Run from the repository root
 # after a build; about 40 minutes on 2 cores.
@@ -50,16 +52,32 @@ zero() {  # name model-arguments... (nvlink4's GPUs are gpu0..gpu3)
       tail -n +2 | sed "s/^/$s,/"
   done
 }
+each_graph() {  # calls "$1 name model-arguments..." for every graph and cluster of the zero-shot table
+  local f=$1
+  for m in resnet50 inception_v3 bert_base; do for c in paper server nvlink4; do $f $m $m --cluster $c; done; done
+  for m in resnet50 inception_v3 mobilenet_v2 ssd_inception_v2_coco yolov8n; do $f ir_$m $S/$m.xml --cluster paper; done
+  for m in distilbert_base_sst2 roberta_base_cola all_mpnet_base_v2; do $f ir_$m $S/$m.xml --cluster paper $LM; done
+  $f ir_flan_t5_large_decoder $S/flan_t5_large_decoder.xml --cluster paper --input attention_mask=1,128 \
+    --input decoder_input_ids=1,128 --input Parameter_93876=1,128,1024
+  $f ir_tinyllama_decoder $S/tinyllama_decoder.xml --cluster paper $LM --input position_ids=1,128 --input beam_idx=1
+  # The BERT-large-size export (tests/data/exports/bert_large.onnx) sits in BERT-base's fold.
+  for c in nvlink4 "$OUT/nvlink4_tight.toml"; do $f bert_base tests/data/exports/bert_large.onnx --cluster "$c"; done
+}
+# Best known for every zero-shot graph: local search with 200,000 evaluations, seeds BEST_SEEDS
+# (default 1), on the second core while the rest runs.
+best() {
+  shift
+  for s in ${BEST_SEEDS:-1}; do
+    $B -q compare "$@" --algos local-search --budget 200000 --seed $s --csv | tail -n +2 | sed "s/^/$s,/"
+  done
+}
+{
+  echo "seed,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
+  each_graph best
+} > "$OUT/best_known.csv" &
 {
   echo "pretrain_seed,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
-  for m in resnet50 inception_v3 bert_base; do for c in paper server nvlink4; do zero $m $m --cluster $c; done; done
-  for m in resnet50 inception_v3 mobilenet_v2 ssd_inception_v2_coco yolov8n; do zero ir_$m $S/$m.xml --cluster paper; done
-  for m in distilbert_base_sst2 roberta_base_cola all_mpnet_base_v2; do zero ir_$m $S/$m.xml --cluster paper $LM; done
-  zero ir_flan_t5_large_decoder $S/flan_t5_large_decoder.xml --cluster paper --input attention_mask=1,128 \
-    --input decoder_input_ids=1,128 --input Parameter_93876=1,128,1024
-  zero ir_tinyllama_decoder $S/tinyllama_decoder.xml --cluster paper $LM --input position_ids=1,128 --input beam_idx=1
-  # The BERT-large-size export (tests/data/exports/bert_large.onnx) sits in BERT-base's fold.
-  for c in nvlink4 "$OUT/nvlink4_tight.toml"; do zero bert_base tests/data/exports/bert_large.onnx --cluster "$c"; done
+  each_graph zero
 } > "$OUT/zero_shot.csv"
 {
   echo "seed,pretrain_seed,budget,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
@@ -74,4 +92,19 @@ zero() {  # name model-arguments... (nvlink4's GPUs are gpu0..gpu3)
     done
   done; done
 } > "$OUT/equal_budget.csv"
-echo "wrote $OUT/zero_shot.csv and $OUT/equal_budget.csv"
+# Under the latency model of Tarnawski et al.: their eight cost graphs (never in any corpus), the
+# shipped policy, against CPU-only, their greedy, our DP and local search at the same budgets.
+T=../shared/data/dnn-partitioning/latency-inputs
+{
+  echo "budget,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
+  for f in $T/LayerGraphs/*.json $T/OperatorGraphs/*.json; do
+    $B -q compare "$f" --objective tarnawski --algos cpu-only,tarnawski-greedy,tarnawski-dp,learned --csv |
+      tail -n +2 | sed "s/^/0,/"
+    for b in 64 2000; do
+      $B -q compare "$f" --objective tarnawski --budget $b --csv \
+        --algos local-search,learned-discrepancy,learned-tuned | tail -n +2 | sed "s/^/$b,/"
+    done
+  done
+} > "$OUT/tarnawski.csv"
+wait
+echo "wrote $OUT/zero_shot.csv, $OUT/best_known.csv, $OUT/equal_budget.csv and $OUT/tarnawski.csv"

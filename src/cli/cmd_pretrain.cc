@@ -17,7 +17,7 @@ namespace devplace::cli {
 
 void add_pretrain_command(CLI::App& app) {
   struct Args {
-    std::string out, log;
+    std::string out, log, objective = "sim";
     std::vector<std::string> models, families = {"layered", "branchy", "transformer"};
     int clusters_per_model = 3;
     int graphs = 64, imitation = 400, iterations = 1500, samples = 16, hidden = 64;
@@ -27,7 +27,9 @@ void add_pretrain_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* cmd =
       app.add_subcommand("pretrain", "Train the learned placer on synthetic graphs and clusters; write its policy");
-  cmd->add_option("-o,--output", a->out, "Policy file (default: policies/learned.pt in the devplace tree)");
+  cmd->add_option("-o,--output", a->out,
+                  "Policy file (default: policies/learned.pt in the devplace tree; learned-tarnawski.pt under "
+                  "--objective tarnawski)");
   cmd->add_option("--graphs", a->graphs, "Graphs in the synthetic corpus (default 64)");
   cmd->add_option("--imitation", a->imitation, "Updates imitating the earliest-finish choice (default 400)");
   cmd->add_option("--iterations", a->iterations, "Policy-gradient updates after imitation (default 1500)");
@@ -40,6 +42,10 @@ void add_pretrain_command(CLI::App& app) {
                   "transformer (BERT-like) (default all three)")
       ->delimiter(',')
       ->check(CLI::IsMember({"layered", "branchy", "transformer"}));
+  cmd->add_option("--objective", a->objective,
+                  "Latency model to train under: sim (the simulator) or tarnawski (Tarnawski et al.'s, with its "
+                  "feasibility mask; synthetic accelerators then hold only part of a graph's weights) (default sim)")
+      ->check(CLI::IsMember({"sim", "tarnawski"}));
   cmd->add_option("--log", a->log, "Write the training log as CSV");
   cmd->add_option("--model", a->models,
                   "Also train on this model (file or bundled name), with its input bindings after colons: "
@@ -47,10 +53,12 @@ void add_pretrain_command(CLI::App& app) {
   cmd->add_option("--clusters-per-model", a->clusters_per_model,
                   "Perturbed clusters per --model, around the presets paper, server, nvlink4 (default 3)");
   cmd->callback([a] {
-    const std::string out = a->out.empty() ? default_list_policy_path() : a->out;
+    const Objective objective = a->objective == "tarnawski" ? Objective::tarnawski : Objective::simulator;
+    const std::string out = a->out.empty() ? default_list_policy_path(objective) : a->out;
     const auto t0 = std::chrono::steady_clock::now();
     CorpusOptions co;
     co.graphs = a->graphs, co.seed = a->seed, co.clusters_per_model = a->clusters_per_model;
+    co.split_memory = objective == Objective::tarnawski;
     co.families.clear();
     for (const auto& f : a->families)
       co.families.push_back(f == "branchy"       ? SyntheticFamily::branchy
@@ -69,6 +77,7 @@ void add_pretrain_command(CLI::App& app) {
     ListPolicyConfig c;
     c.hidden = a->hidden, c.samples = a->samples, c.lr = a->lr;
     c.imitation_iterations = a->imitation, c.iterations = a->iterations;
+    c.objective = objective;
     c.pg.entropy_start = 0.01, c.pg.entropy_end = 0.0, c.pg.lr_end_share = 0.1;
     ListPolicy policy(c.hidden, a->seed);
     std::string csv = "iteration,graph,stage,greedy_ms,mean_ms,best_ms,reference_ms,entropy,loss\n";

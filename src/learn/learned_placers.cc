@@ -55,7 +55,7 @@ class LearnedListPlacer : public Placer {
   explicit LearnedListPlacer(std::string name) : name_(std::move(name)) {}
   std::string name() const override { return name_; }
   Placement place(const Problem& p, const PlaceOptions& o) override {
-    ListPolicy policy = ListPolicy::load(o.policy_file.empty() ? default_list_policy_path() : o.policy_file);
+    ListPolicy policy = ListPolicy::load(o.policy_file.empty() ? default_list_policy_path(o.objective) : o.policy_file);
     if (name_ == "learned") return policy.greedy(p, o.objective);
     const std::unique_ptr<Reward> reward = make_reward(p, o.objective);
     if (name_ == "learned-sampled") {

@@ -185,7 +185,9 @@ Placement ListPolicy::decode_with_discrepancies(const Problem& p, Reward& reward
   Placement best = best_rollout.placements[0];
   double best_latency = latency(best);
   int left = budget - 1;
-  std::set<std::pair<int, int>> tried;  // (decision, device) forced from the incumbent already
+  // Changes (decision, device) already forced on top of the incumbent.
+  using Change = std::vector<std::pair<int, int>>;
+  std::set<Change> tried;
   for (int round = 0; round < rounds && left > 0 && T > 0; ++round) {
     const int K = std::min(T, round + 1 == rounds ? left : left / (rounds - round));
     if (K <= 0) continue;
@@ -205,14 +207,32 @@ Placement ListPolicy::decode_with_discrepancies(const Problem& p, Reward& reward
       int alt = -1;
       for (int d = 0; d < D; ++d)
         if (d != taken[0][t] && ok[0][t][d] && (alt < 0 || pr[t][d] > pr[t][alt])) alt = d;
-      if (alt >= 0 && !tried.count({t, alt})) doubts.push_back({pr[t][alt], {t, alt}});
+      if (alt >= 0) doubts.push_back({pr[t][alt], {t, alt}});
     }
-    const int n = std::min<int>(K, static_cast<int>(doubts.size()));
+    std::sort(doubts.begin(), doubts.end(),
+              [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+    // One discrepancy each; once all are tried from this incumbent, two (among the 64 most doubtful,
+    // the likeliest pairs first).
+    std::vector<std::pair<float, Change>> candidates;
+    for (const auto& [prob, change] : doubts)
+      if (!tried.count({change})) candidates.push_back({prob, {change}});
+    if (candidates.empty()) {
+      const int top = std::min<int>(64, static_cast<int>(doubts.size()));
+      for (int a = 0; a < top; ++a)
+        for (int b = a + 1; b < top; ++b) {
+          Change pair = {doubts[a].second, doubts[b].second};
+          if (!tried.count(pair)) candidates.push_back({doubts[a].first * doubts[b].first, std::move(pair)});
+        }
+      std::stable_sort(candidates.begin(), candidates.end(),
+                       [](const auto& x, const auto& y) { return x.first > y.first; });
+    }
+    const int n = std::min<int>(K, static_cast<int>(candidates.size()));
     if (n == 0) break;
-    std::partial_sort(doubts.begin(), doubts.begin() + n, doubts.end(),
-                      [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
     Forced forced(n, forced_best);
-    for (int k = 0; k < n; ++k) forced[k][doubts[k].second.first] = doubts[k].second.second, tried.insert(doubts[k].second);
+    for (int k = 0; k < n; ++k) {
+      for (const auto& [t, d] : candidates[k].second) forced[k][t] = d;
+      tried.insert(candidates[k].second);
+    }
     Rollout r = m.rollout(p, n, Choice::greedy, rng, objective, &forced);
     int winner = -1;
     for (int k = 0; k < n; ++k) {
@@ -292,10 +312,10 @@ void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& co
   auto& m = policy.impl();
   torch::optim::Adam opt(m.net->parameters(), torch::optim::AdamOptions(c.lr));
   // References (best single device) once per graph.
-  std::vector<std::unique_ptr<SimulatedReward>> rewards;
+  std::vector<std::unique_ptr<Reward>> rewards;
   std::vector<double> references;
   for (const Problem* p : corpus) {
-    rewards.push_back(std::make_unique<SimulatedReward>(*p));
+    rewards.push_back(make_reward(*p, c.objective));
     references.push_back(best_single_device(*p, *rewards.back()).latency);
   }
   std::vector<int> order(corpus.size());
@@ -318,14 +338,14 @@ void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& co
     step.reference = references[g];
     step.imitation = it < c.imitation_iterations;
     if (step.imitation) {
-      Rollout r = m.rollout(p, 1, Choice::teacher, rng);
+      Rollout r = m.rollout(p, 1, Choice::teacher, rng, c.objective);
       step.loss = imitate(m, opt, r);
       step.greedy_latency = step.best_latency = step.mean_latency = rewards[g]->evaluate(r.placements[0]).latency;
     } else {
       const int episode = it - c.imitation_iterations;
       for (auto& group : opt.param_groups())
         static_cast<torch::optim::AdamOptions&>(group.options()).lr(c.lr * lr_share_at(c.pg, episode, c.iterations));
-      Rollout r = m.rollout(p, c.samples, Choice::greedy_then_sample, rng);
+      Rollout r = m.rollout(p, c.samples, Choice::greedy_then_sample, rng, c.objective);
       Scored s = score(r.placements, *rewards[g], references[g], c.infeasible_penalty);
       const auto adv = centred_advantages(s.reward, c.pg.advantage_floor);
       step.entropy = update(m, opt, r, adv, c, entropy_weight_at(c.pg, episode, c.iterations), step.loss);
@@ -373,6 +393,8 @@ ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& p, Rewar
   return out;
 }
 
-std::string default_list_policy_path() { return home_dir() + "/policies/learned.pt"; }
+std::string default_list_policy_path(Objective objective) {
+  return home_dir() + (objective == Objective::tarnawski ? "/policies/learned-tarnawski.pt" : "/policies/learned.pt");
+}
 
 }  // namespace devplace

@@ -29,6 +29,9 @@ struct ListPolicyConfig {
   int iterations = 0;            // policy-gradient updates
   PolicyGradientOptions pg;
   double infeasible_penalty = 1;
+  // The latency model training decides and is rewarded under (train_list_policy; fine-tuning
+  // takes it from its Reward).
+  Objective objective = Objective::simulator;
 };
 
 // One line of a training log.
@@ -63,7 +66,8 @@ class ListPolicy {
   // second most likely device at one decision where the policy was least sure (the highest
   // probability of another device) and decide greedily after it, so later decisions adapt. In
   // `rounds` rounds, each from the best placement so far (or, when a round found nothing better,
-  // at the next most doubtful decisions). At most `budget` evaluations of `reward`; the best.
+  // at the next most doubtful decisions; once every single change is tried, pairs of them). At
+  // most `budget` evaluations of `reward`; the best.
   Placement decode_with_discrepancies(const Problem& problem, Reward& reward, int budget, int rounds = 2,
                                       Objective objective = Objective::simulator) const;
 
@@ -75,8 +79,9 @@ class ListPolicy {
 };
 
 // Trains `policy` on `corpus` (round-robin, a fresh order each pass): config.imitation_iterations
-// updates of imitation, then config.iterations of policy gradient on the simulator. `on_step`
-// sees every update. Scoped LibTorch state (TorchScope).
+// updates of imitation, then config.iterations of policy gradient under config.objective (the
+// simulator, or Tarnawski's model with its feasibility mask). `on_step` sees every update.
+// Scoped LibTorch state (TorchScope).
 void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& corpus, const ListPolicyConfig& config,
                        std::uint64_t seed, const std::function<void(const ListTrainingStep&)>& on_step = {});
 
@@ -93,7 +98,8 @@ struct ListTuneResult {
 ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& problem, Reward& reward, long long budget,
                                      const ListPolicyConfig& config, std::uint64_t seed);
 
-// The pretrained policy shipped with devplace: policies/learned.pt under home_dir().
-std::string default_list_policy_path();
+// The pretrained policy shipped with devplace for `objective`: policies/learned.pt, or
+// policies/learned-tarnawski.pt (trained under Tarnawski's model), under home_dir().
+std::string default_list_policy_path(Objective objective = Objective::simulator);
 
 }  // namespace devplace

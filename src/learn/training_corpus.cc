@@ -51,7 +51,7 @@ std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptio
     s.skip_prob = std::vector<double>{0.0, 0.1, 0.3, 0.6}[integer(0, 3)];
     s.skip_span = integer(2, 12);
     s.tokens = std::vector<int>{16, 64, 128, 256, 512, 1024}[integer(0, 5)];
-    s.gpus = integer(1, 3);
+    s.gpus = o.split_memory ? integer(2, 6) : integer(1, 3);
     s.seed = rng();
     if (s.family == SyntheticFamily::transformer) {
       s.hidden = std::vector<int>{256, 384, 512, 768, 1024}[integer(0, 4)];
@@ -66,7 +66,14 @@ std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptio
     auto graph = std::make_shared<Graph>(std::move(sp->graph));
     graph->set_name("corpus-" + std::to_string(k) + "-" + std::to_string(s.ops) + "ops");
     auto item = std::make_unique<CorpusGraph>();
-    item->problem = std::make_unique<Problem>(*graph, perturbed(synthetic_cluster(s.gpus), rng));
+    Cluster cluster = perturbed(synthetic_cluster(s.gpus), rng);
+    if (o.split_memory) {
+      std::int64_t weights = 0;
+      for (const auto& op : graph->ops()) weights += op.weight_bytes;
+      for (int d = 1; d < cluster.num_devices(); ++d)  // device 0 is the host
+        cluster.devices[d].memory_bytes = std::max<std::int64_t>(1, weights / integer(2, 6));
+    }
+    item->problem = std::make_unique<Problem>(*graph, std::move(cluster));
     item->graph = std::move(graph);
     corpus.push_back(std::move(item));
   }

@@ -28,6 +28,10 @@ struct CorpusOptions {
   // Synthetic families, drawn in turn; {layered} alone draws the corpus of the first shipped policy.
   std::vector<SyntheticFamily> families = {SyntheticFamily::layered, SyntheticFamily::branchy,
                                            SyntheticFamily::transformer};
+  // Synthetic graphs get 2-6 accelerators, each holding 1/2 to 1/6 of the graph's weights, so
+  // that a good placement must split the model (for training under Tarnawski's model, where
+  // the host's memory is unlimited). Off: 1-3 GPUs of 16 GiB, the draws of the default corpus.
+  bool split_memory = false;
 };
 
 struct CorpusGraph {
