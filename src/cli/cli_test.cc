@@ -252,14 +252,21 @@ TEST(Cli, ExportedMapsPassTheCheckerAndABrokenMapFails) {
   EXPECT_EQ(dm["preserved_ops"], 122);
 }
 
-// `train --algo learned` fine-tunes the shipped policy with updates x samples + 3 evaluations
-// (two single-device references and the final greedy placement).
+// `train --algo learned` fine-tunes the shipped policy with updates x samples + devices + 1
+// evaluations (a single-device reference per device and the final greedy placement), also under
+// Tarnawski's model, where its placements are feasible by construction.
 TEST(Cli, TrainLearnedFineTunesWithinItsBudget) {
   Result r = devplace("train resnet50 --cluster paper --algo learned --episodes 2 --samples 5");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("(13 reward evaluations, both)"), std::string::npos) << r.output;
-  Result bad = devplace("train resnet50 --cluster paper --algo learned --objective tarnawski");
+  Result bad = devplace("train resnet50 --cluster paper --algo learned --also inception_v3");
   expect_one_line_error(bad, "--algo learned fine-tunes on one graph");
+  const std::string graph = shared_dir() + "/data/dnn-partitioning/latency-inputs/OperatorGraphs/bert_l-3_inference.json";
+  if (!file_exists(graph)) GTEST_SKIP() << "no shared data at " << graph;
+  Result t = devplace("train " + graph + " --objective tarnawski --algo learned --episodes 2 --samples 4");
+  ASSERT_EQ(t.status, 0) << t.output;
+  EXPECT_NE(t.output.find("(14 reward evaluations, both)"), std::string::npos) << t.output;  // 5 devices
+  EXPECT_EQ(t.output.find(" inf ms"), std::string::npos) << t.output;  // feasible
 }
 
 }  // namespace

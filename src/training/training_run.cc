@@ -15,8 +15,8 @@ void check(const TrainingRun& run) {
   const bool hsdag = run.algo == "hsdag", learned = run.algo == "learned";
   if (run.executor && !hsdag && !learned)
     throw Error("", "", "a measured reward trains hsdag and learned only (--algo hsdag or learned)");
-  if (learned && (!run.also.empty() || run.objective != Objective::simulator))
-    throw Error("", "", "--algo learned fine-tunes on one graph under the simulator or measurements");
+  if (learned && !run.also.empty())
+    throw Error("", "", "--algo learned fine-tunes on one graph (the simulator, Tarnawski's model or measurements)");
   if (run.executor && !run.also.empty()) throw Error("", "", "--also trains on the simulator; drop --reward measured");
   if (run.objective == Objective::tarnawski && (run.executor || !run.also.empty()))
     throw Error("", "", "--objective tarnawski trains on their latency model: drop --reward measured and --also");
@@ -52,12 +52,14 @@ TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
 
   TrainingOutcome out;
   if (run.algo == "learned") {
-    ListPolicy policy = ListPolicy::load(run.learned_policy.empty() ? default_list_policy_path() : run.learned_policy);
+    ListPolicy policy =
+        ListPolicy::load(run.learned_policy.empty() ? default_list_policy_path(run.objective) : run.learned_policy);
     ListPolicyConfig c;
     c.samples = run.learned_samples;
     c.lr = 3e-3;  // as the learned-tuned placer
     const auto t0 = std::chrono::steady_clock::now();
-    const long long budget = static_cast<long long>(run.learned_updates) * c.samples + 3;
+    // The updates asked for, plus one reference per device and the final greedy placement.
+    const long long budget = static_cast<long long>(run.learned_updates) * c.samples + problem.num_devices() + 1;
     const ListTuneResult r = fine_tune_list_policy(policy, problem, reward, budget, c, run.learned_seed);
     TrainResult t;
     t.greedy = r.policy, t.greedy_latency = r.policy_latency;
@@ -66,7 +68,7 @@ TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
     t.best = r.best, t.best_latency = r.best_latency;
     t.evaluations = r.evaluations;
     t.episodes = run.learned_updates;
-    t.coarse_nodes = t.groups = ScheduleEnv(problem).num_decisions();  // one decision per op but constants
+    t.coarse_nodes = t.groups = ScheduleEnv(problem, run.objective).num_decisions();  // per op (unit) but constants
     t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.results = {t};
   } else if (run.algo == "hsdag") {
