@@ -36,6 +36,8 @@ def fmt(x):
 
 
 def spread(values):
+    if not values:
+        return "-"
     values = sorted(values)
     if len(values) == 1 or values[0] == values[-1]:
         return fmt(values[0])
@@ -91,24 +93,27 @@ def equal_budget(path):
           "learned-discrepancy |")
     print("|---|---|---|---|---|---|---|")
     for (model, budget), b in table.items():
-        cells = [model, "{:,}".format(budget), spread(b["random-best"]), spread(b["local-search"]),
-                 "**%s**" % spread(b["learned-tuned"]), spread(b["learned-tuned-sampled"]),
-                 spread(b["learned-discrepancy"])]
+        cells = [model, "{:,}".format(budget)] + [
+            ("**%s**" if a == "learned-tuned" else "%s") % spread(b.get(a, []))
+            for a in ("random-best", "local-search", "learned-tuned", "learned-tuned-sampled", "learned-discrepancy")]
         print("| " + " | ".join(cells) + " |")
 
 
 def tarnawski(path):
-    table = OrderedDict()
+    table = []  # per graph in file order (LayerGraphs, then OperatorGraphs; resnet50 is in both)
     for row in csv.DictReader(open(path)):
         b = int(row["budget"])
+        if b == 0 and row["algorithm"] == "cpu-only":
+            folder = "Layer" if len(table) < 4 else "Op"
+            table.append((folder + "/" + row["model"], OrderedDict()))
         name = row["algorithm"] if b == 0 else "%s (%d)" % (row["algorithm"], b)
-        table.setdefault(row["model"], OrderedDict())[name] = num(row["latency_ms"])
+        table[-1][1][name] = num(row["latency_ms"])
     cols = ["cpu-only", "tarnawski-greedy", "tarnawski-dp", "learned", "local-search (64)",
             "learned-discrepancy (64)", "local-search (2000)", "learned-discrepancy (2000)", "learned-tuned (2000)"]
     print("| graph | " + " | ".join(cols) + " |")
     print("|---|" + "---|" * len(cols))
-    for model, b in table.items():
-        print("| %s | " % model.replace("_inference", "") + " | ".join(fmt(b[c]) for c in cols) + " |")
+    for model, b in table:
+        print("| %s | " % model.replace("_inference", "") + " | ".join(fmt(b[c]) if c in b else "-" for c in cols) + " |")
 
 
 def main():

@@ -38,7 +38,7 @@ void add_compare_command(CLI::App& app) {
   add_model_options(*cmd, a->model);
   cmd->add_option("--algos", a->algos,
                   "Comma-separated algorithms (default: single devices, the classical set (with tarnawski-greedy and "
-                  "tarnawski-dp under --objective tarnawski), hsdag, hsdag+polish and, for the simulator, learned)");
+                  "tarnawski-dp under --objective tarnawski), hsdag, hsdag+polish and learned)");
   add_search_options(*cmd, a->search);
   cmd->add_option("--policy", a->policy, "Policy file for the learned* rows (default: the shipped one)");
   cmd->add_flag("--json", a->json, "Print JSON");
@@ -53,7 +53,7 @@ void add_compare_command(CLI::App& app) {
       algos = default_algorithms(pb, options.objective);
       algos.push_back("hsdag");
       algos.push_back("hsdag+polish");
-      if (options.objective == Objective::simulator) algos.push_back("learned");  // the shipped policy, zero-shot
+      algos.push_back("learned");  // the shipped policy of the objective, zero-shot
     }
     if (!a->policy.empty())
       for (const auto& name : algos)
