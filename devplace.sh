@@ -13,7 +13,8 @@ BUILD_DIR=${BUILD_DIR:-build}
 
 PACKAGES=(cmake ninja-build g++ ccache pkg-config
   libtorch-dev libopenblas0-pthread libonnx-dev libprotobuf-dev protobuf-compiler
-  libpugixml-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libmetis-dev libgtest-dev libbenchmark-dev)
+  libpugixml-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libmetis-dev libgtest-dev libbenchmark-dev
+  libgloo-dev)
 
 setup() {
   local missing=()

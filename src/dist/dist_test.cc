@@ -1,0 +1,131 @@
+// Process groups over c10d/Gloo with real processes: `devplace worker`s and `devplace links`
+// on 127.0.0.1 with a free port, each command under a time limit (label: distributed).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "dist/process_group.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace devplace {
+namespace {
+
+std::string bin() {
+  const char* b = std::getenv("DEVPLACE_BIN");
+  return b ? b : "build/devplace";
+}
+
+// A port nobody listens on now (the kernel's choice for port 0).
+int free_port() {
+  const int s = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  getsockname(s, reinterpret_cast<sockaddr*>(&a), &len);
+  close(s);
+  return ntohs(a.sin_port);
+}
+
+struct Result {
+  int status;
+  std::string output;
+  double seconds;
+};
+
+Result run(const std::string& cmd) {
+  const auto t0 = std::chrono::steady_clock::now();
+  FILE* f = popen(("timeout 90 " + cmd + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  while (f && fgets(buf, sizeof buf, f)) out += buf;
+  const int rc = f ? pclose(f) : -1;
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()};
+}
+
+// Starts a worker in the background (it ends by itself: stopped by rank 0, or its timeout).
+void start_worker(const std::string& args) {
+  ASSERT_EQ(std::system(("timeout 90 " + bin() + " -q worker " + args + " > /dev/null 2>&1 &").c_str()), 0);
+}
+
+TEST(Distributed, LinksToTwoWorkerProcesses) {
+  const int port = free_port();
+  const std::string group = " --world-size 3 --master-port " + std::to_string(port) + " --timeout 30";
+  start_worker("--rank 1" + group);
+  start_worker("--rank 2" + group);
+  const std::string out = ::testing::TempDir() + "/links.json";
+  const Result r = run(bin() + " -q links" + group + " --sizes 4,65536,4194304 --repeats 3 -o " + out);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("| 0 -> 2 |"), std::string::npos) << r.output;
+  const auto j = nlohmann::json::parse(read_file(out));
+  ASSERT_EQ(j["links"].size(), 2u);
+  for (const auto& l : j["links"]) {
+    EXPECT_GT(l["latency_us"].get<double>(), 0);
+    EXPECT_LT(l["latency_us"].get<double>(), 100000);
+    EXPECT_GT(l["bandwidth_gbs"].get<double>(), 0.05);  // loopback: GB/s, not KB/s
+    const auto& s = l["samples"];
+    ASSERT_EQ(s.size(), 3u);
+    EXPECT_LT(s[0][1].get<double>(), s[2][1].get<double>());  // 4 B is quicker than 4 MiB
+  }
+}
+
+// torchrun's variables, no flags.
+TEST(Distributed, RendezvousFromTheEnvironment) {
+  const std::string env = "MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(free_port()) + " WORLD_SIZE=2 ";
+  ASSERT_EQ(std::system(("RANK=1 " + env + "timeout 90 " + bin() + " -q worker --timeout 30 > /dev/null 2>&1 &").c_str()),
+            0);
+  const Result r = run("env " + env + bin() + " -q links --sizes 4,1024 --repeats 2 --timeout 30");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("| 0 -> 1 |"), std::string::npos) << r.output;
+}
+
+// A worker that vanishes mid-exchange: rank 0 names it in one line, within its timeout.
+TEST(Distributed, AWorkerThatDiesIsNamedWithinTheTimeout) {
+  const std::string group = " --world-size 2 --master-port " + std::to_string(free_port());
+  start_worker("--rank 1 --die-after 2 --timeout 30" + group);
+  const Result r = run(bin() + " -q links --timeout 5 --sizes 4,1024 --repeats 4" + group);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output.rfind("devplace: error: ", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("rank 1"), std::string::npos) << r.output;
+  EXPECT_LT(r.seconds, 20) << r.output;
+}
+
+// Nobody comes: the group does not form, and rank 0 says where it waited, within its timeout.
+TEST(Distributed, AMissingWorkerIsAnErrorWithinTheTimeout) {
+  const int port = free_port();
+  const Result r = run(bin() + " -q links --world-size 2 --timeout 3 --master-port " + std::to_string(port));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("could not join the process group at 127.0.0.1:" + std::to_string(port)), std::string::npos)
+      << r.output;
+  EXPECT_LT(r.seconds, 15) << r.output;
+}
+
+TEST(Distributed, RendezvousChecksItsFields) {
+  Rendezvous r;
+  r.world_size = 2, r.rank = 2;
+  EXPECT_THROW(r.check(), Error);
+  r.rank = 1, r.master_port = 0;
+  EXPECT_THROW(r.check(), Error);
+  r.master_port = 29500;
+  EXPECT_NO_THROW(r.check());
+  const Result bad = run(bin() + " -q worker --rank 0 --world-size 2");
+  EXPECT_EQ(bad.status, 1) << bad.output;
+  EXPECT_NE(bad.output.find("rank 0 is the process that measures"), std::string::npos) << bad.output;
+}
+
+}  // namespace
+}  // namespace devplace

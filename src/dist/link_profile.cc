@@ -1,0 +1,103 @@
+#include "dist/link_profile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "util/error.h"
+
+namespace devplace {
+
+namespace {
+
+enum Request : std::int64_t { kStop = 0, kEcho = 1 };
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// time = latency + bytes / bandwidth: the latency is the smallest message's time (a fit through
+// all sizes lets the large ones push the intercept below zero), the bandwidth the least-squares
+// slope of the rest of the time through the origin (dominated by the large messages, as it
+// should be).
+void fit(LinkMeasurement& m) {
+  std::size_t smallest = 0;
+  for (std::size_t i = 1; i < m.bytes.size(); ++i)
+    if (m.bytes[i] < m.bytes[smallest]) smallest = i;
+  m.latency_s = m.one_way_s[smallest];
+  double sxy = 0, sxx = 0;
+  for (std::size_t i = 0; i < m.bytes.size(); ++i) {
+    const double x = static_cast<double>(m.bytes[i] - m.bytes[smallest]), y = m.one_way_s[i] - m.latency_s;
+    sxy += x * y, sxx += x * x;
+  }
+  m.bandwidth_Bps = sxy > 0 && sxx > 0 ? sxx / sxy : 0;
+}
+
+}  // namespace
+
+std::vector<LinkMeasurement> measure_links(ProcessGroup& g, const LinkProfileOptions& o) {
+  if (g.rank() != 0) throw Error("rank " + std::to_string(g.rank()), "", "only rank 0 measures links");
+  if (o.sizes.empty() || o.repeats < 1) throw Error("", "", "link profile: need at least one size and one repeat");
+  std::vector<LinkMeasurement> out;
+  for (int peer = 1; peer < g.size(); ++peer) {
+    LinkMeasurement m;
+    m.peer = peer;
+    for (std::int64_t size : o.sizes) {
+      if (size < 1) throw Error("", "", "link profile: message sizes must be positive");
+      std::vector<std::uint8_t> msg(static_cast<std::size_t>(size), 0x5a);
+      g.send_words(peer, kEcho, size, o.repeats + 1);
+      std::vector<double> times;
+      for (int r = 0; r <= o.repeats; ++r) {
+        const auto t0 = std::chrono::steady_clock::now();
+        g.send(peer, msg);
+        const auto back = g.recv(peer, msg.size());
+        const double t = seconds_since(t0);
+        if (back != msg) throw Error("rank " + std::to_string(peer), "", "echoed bytes differ from those sent");
+        if (r > 0) times.push_back(t / 2);  // the first round trip is untimed (connection set-up)
+      }
+      std::sort(times.begin(), times.end());
+      m.bytes.push_back(size);
+      m.one_way_s.push_back(times[times.size() / 2]);
+    }
+    fit(m);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+void stop_workers(ProcessGroup& g) {
+  for (int peer = 1; peer < g.size(); ++peer) g.send_words(peer, kStop, 0, 0);
+}
+
+void serve_worker(ProcessGroup& g, int die_after) {
+  int answered = 0;
+  for (;;) {
+    const auto req = g.recv_words(0);
+    if (req[0] == kStop) return;
+    if (req[0] != kEcho || req[1] < 1 || req[2] < 0)
+      throw Error("rank 0", "", "unknown request " + std::to_string(req[0]));
+    for (std::int64_t r = 0; r < req[2]; ++r) {
+      auto msg = g.recv(0, static_cast<std::size_t>(req[1]));
+      if (die_after > 0 && ++answered > die_after) std::_Exit(3);  // fault injection: vanish mid-exchange
+      g.send(0, msg);
+    }
+  }
+}
+
+std::string links_json(const std::vector<LinkMeasurement>& links) {
+  nlohmann::json j;
+  j["links"] = nlohmann::json::array();
+  for (const auto& m : links) {
+    nlohmann::json samples = nlohmann::json::array();
+    for (std::size_t i = 0; i < m.bytes.size(); ++i) samples.push_back({m.bytes[i], m.one_way_s[i]});
+    j["links"].push_back({{"from", 0},
+                          {"to", m.peer},
+                          {"latency_us", m.latency_s * 1e6},
+                          {"bandwidth_gbs", m.bandwidth_Bps / 1e9},
+                          {"samples", samples}});
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace devplace

@@ -1,0 +1,43 @@
+// What a multi-process cluster's links cost: rank 0 measures each worker's link by ping-pong
+// over a range of message sizes and fits latency + bytes / bandwidth (latency: the smallest
+// message's one-way time; bandwidth: the slope of the rest), the cost model of a
+// cluster file's [[links]] (docs/distributed.md). The workers answer in serve_worker().
+// Torch-free.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dist/process_group.h"
+
+namespace devplace {
+
+struct LinkMeasurement {
+  int peer = 0;                 // the worker's rank
+  double latency_s = 0;              // one-way latency
+  double bandwidth_Bps = 0;          // fitted bandwidth, bytes per second
+  std::vector<std::int64_t> bytes;   // per message size
+  std::vector<double> one_way_s;     // median one-way time (half a round trip)
+};
+
+struct LinkProfileOptions {
+  std::vector<std::int64_t> sizes = {4, 4 << 10, 64 << 10, 1 << 20, 8 << 20};
+  int repeats = 5;  // round trips per size, after one untimed
+};
+
+// Rank 0 only: measures the link to every other rank. Throws Error naming the rank that fails.
+std::vector<LinkMeasurement> measure_links(ProcessGroup& group, const LinkProfileOptions& options = {});
+
+// Rank 0 only: tells every worker to return from serve_worker().
+void stop_workers(ProcessGroup& group);
+
+// A worker's loop: answers rank 0's requests until told to stop. `die_after` > 0 (fault
+// injection for tests) ends the process abruptly after that many answered messages.
+void serve_worker(ProcessGroup& group, int die_after = 0);
+
+// The measurements as JSON: {"links": [{"from": 0, "to": r, "latency_us", "bandwidth_gbs",
+// "samples": [[bytes, seconds], ...]}]}.
+std::string links_json(const std::vector<LinkMeasurement>& links);
+
+}  // namespace devplace

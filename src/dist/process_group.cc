@@ -1,0 +1,131 @@
+// The one LibTorch translation unit of dist/: c10d's TCPStore and ProcessGroupGloo.
+#include "dist/process_group.h"
+
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "util/error.h"
+
+namespace devplace {
+
+namespace {
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const long x = std::strtol(v, &end, 10);
+  if (*end != '\0') throw Error("", name, std::string("not an integer: '") + v + "'");
+  return static_cast<int>(x);
+}
+
+std::chrono::milliseconds millis(double seconds) {
+  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+}
+
+}  // namespace
+
+Rendezvous Rendezvous::from_env() {
+  Rendezvous r;
+  if (const char* a = std::getenv("MASTER_ADDR"); a && *a) r.master_addr = a;
+  r.master_port = env_int("MASTER_PORT", r.master_port);
+  r.rank = env_int("RANK", r.rank);
+  r.world_size = env_int("WORLD_SIZE", r.world_size);
+  return r;
+}
+
+void Rendezvous::check() const {
+  if (world_size < 1) throw Error("", "", "world size must be at least 1, got " + std::to_string(world_size));
+  if (rank < 0 || rank >= world_size)
+    throw Error("", "", "rank " + std::to_string(rank) + " is outside [0, " + std::to_string(world_size) + ")");
+  if (master_port < 1 || master_port > 65535) throw Error("", "", "bad master port " + std::to_string(master_port));
+  if (!(timeout_s > 0)) throw Error("", "", "the timeout must be positive");
+}
+
+struct ProcessGroup::Impl {
+  Rendezvous rv;
+  c10::intrusive_ptr<c10d::TCPStore> store;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+
+  std::string where() const { return rv.master_addr + ":" + std::to_string(rv.master_port); }
+
+  // Waits for `work`; a failure or a timeout becomes an Error naming the peer.
+  void finish(const c10::intrusive_ptr<c10d::Work>& work, int peer, const char* what) {
+    try {
+      if (!work->wait(millis(rv.timeout_s)))
+        throw Error("rank " + std::to_string(peer), "", std::string(what) + " did not complete");
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      std::string msg = e.what();
+      if (const auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
+      throw Error("rank " + std::to_string(peer), "",
+                  std::string(what) + " failed within " + std::to_string(static_cast<int>(rv.timeout_s)) +
+                      " s (the process died, hung or lost its connection): " + msg);
+    }
+  }
+};
+
+ProcessGroup::ProcessGroup(const Rendezvous& rv) : impl_(std::make_unique<Impl>()) {
+  rv.check();
+  impl_->rv = rv;
+  try {
+    c10d::TCPStoreOptions so;
+    so.port = static_cast<std::uint16_t>(rv.master_port);
+    so.isServer = rv.rank == 0;
+    so.numWorkers = rv.world_size;
+    so.waitWorkers = true;
+    so.timeout = millis(rv.timeout_s);
+    impl_->store = c10::make_intrusive<c10d::TCPStore>(rv.master_addr, so);
+    auto options = c10d::ProcessGroupGloo::Options::create(millis(rv.timeout_s));
+    options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(rv.master_addr));
+    options->threads = 1;
+    impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, rv.rank, rv.world_size, options);
+  } catch (const std::exception& e) {
+    std::string msg = e.what();
+    if (const auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
+    throw Error("rank " + std::to_string(rv.rank), "",
+                "could not join the process group at " + impl_->where() + " (world size " +
+                    std::to_string(rv.world_size) + ") within " + std::to_string(static_cast<int>(rv.timeout_s)) +
+                    " s: " + msg);
+  }
+}
+
+ProcessGroup::~ProcessGroup() = default;
+
+int ProcessGroup::rank() const { return impl_->rv.rank; }
+int ProcessGroup::size() const { return impl_->rv.world_size; }
+
+void ProcessGroup::send(int peer, const std::vector<std::uint8_t>& bytes) {
+  // c10d sends tensors; a byte tensor over the caller's buffer, copied so the buffer may go.
+  std::vector<at::Tensor> t = {torch::from_blob(const_cast<std::uint8_t*>(bytes.data()),
+                                                {static_cast<std::int64_t>(bytes.size())}, torch::kUInt8)
+                                   .clone()};
+  impl_->finish(impl_->group->send(t, peer, 0), peer, "send");
+}
+
+std::vector<std::uint8_t> ProcessGroup::recv(int peer, std::size_t count) {
+  std::vector<at::Tensor> t = {torch::empty({static_cast<std::int64_t>(count)}, torch::kUInt8)};
+  impl_->finish(impl_->group->recv(t, peer, 0), peer, "receive");
+  const auto* p = t[0].data_ptr<std::uint8_t>();
+  return std::vector<std::uint8_t>(p, p + count);
+}
+
+void ProcessGroup::send_words(int peer, std::int64_t a, std::int64_t b, std::int64_t c) {
+  std::vector<at::Tensor> t = {torch::tensor({a, b, c}, torch::kInt64)};
+  impl_->finish(impl_->group->send(t, peer, 1), peer, "send");
+}
+
+std::vector<std::int64_t> ProcessGroup::recv_words(int peer) {
+  std::vector<at::Tensor> t = {torch::zeros({3}, torch::kInt64)};
+  impl_->finish(impl_->group->recv(t, peer, 1), peer, "receive");
+  const auto* p = t[0].data_ptr<std::int64_t>();
+  return {p[0], p[1], p[2]};
+}
+
+}  // namespace devplace
