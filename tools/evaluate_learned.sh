@@ -13,6 +13,7 @@
 #     policy) once per pretraining seed;
 #   Tarnawski's latency model: their eight cost graphs with the shipped policy (tarnawski.csv);
 #   best known: local search at 200,000 evaluations on every zero-shot graph (best_known.csv).
+# PARTS (default "zero equal tarnawski") picks the parts to run.
 # Writes CSV to $OUT (default /tmp/devplace-learned). POLICIES=DIR reuses trained fold policies
 # (fold<F>-s<S>.pt); DEVPLACE=path runs another devplace binary. Run from the repository root
 # after a build; about 40 minutes on 2 cores.
@@ -71,6 +72,9 @@ best() {
     $B -q compare "$@" --algos local-search --budget 200000 --seed $s --csv | tail -n +2 | sed "s/^/$s,/"
   done
 }
+PARTS=${PARTS:-zero equal tarnawski}
+part() { [[ " $PARTS " == *" $1 "* ]]; }
+if part zero; then
 {
   echo "seed,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
   each_graph best
@@ -79,11 +83,14 @@ best() {
   echo "pretrain_seed,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
   each_graph zero
 } > "$OUT/zero_shot.csv"
+fi
+if part equal; then
 {
   echo "seed,pretrain_seed,budget,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
   for m in inception_v3 bert_base; do for b in 500 2000; do
     for s in 1 2 3 4 5; do
-      $B -q compare $m --cluster paper --algos random-best,local-search,learned-tuned,learned-tuned-sampled --budget $b \
+      $B -q compare $m --cluster paper --budget $b \
+        --algos random-best,local-search,learned-tuned,learned-tuned-sampled,learned-tuned-discrepancy \
         --seed $s --policy "$POLICIES/fold$(fold_of $m)-s1.pt" --csv | tail -n +2 | sed "s/^/$s,1,$b,/"
     done
     for s in $SEEDS; do
@@ -92,9 +99,11 @@ best() {
     done
   done; done
 } > "$OUT/equal_budget.csv"
+fi
 # Under the latency model of Tarnawski et al.: their eight cost graphs (never in any corpus), the
 # shipped policy, against CPU-only, their greedy, our DP and local search at the same budgets.
 T=../shared/data/dnn-partitioning/latency-inputs
+if part tarnawski; then
 {
   echo "budget,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
   for f in $T/LayerGraphs/*.json $T/OperatorGraphs/*.json; do
@@ -106,5 +115,6 @@ T=../shared/data/dnn-partitioning/latency-inputs
     done
   done
 } > "$OUT/tarnawski.csv"
+fi
 wait
-echo "wrote $OUT/zero_shot.csv, $OUT/best_known.csv, $OUT/equal_budget.csv and $OUT/tarnawski.csv"
+echo "wrote the CSVs of $PARTS to $OUT"

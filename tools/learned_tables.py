@@ -90,12 +90,13 @@ def equal_budget(path):
         key = (row["model"], int(row["budget"]))
         table.setdefault(key, OrderedDict()).setdefault(row["algorithm"], []).append(num(row["latency_ms"]))
     print("| graph | evaluations | random | local search | **learned-tuned** | learned-tuned-sampled | "
-          "learned-discrepancy |")
-    print("|---|---|---|---|---|---|---|")
+          "learned-tuned-discrepancy | learned-discrepancy |")
+    print("|---|---|---|---|---|---|---|---|")
     for (model, budget), b in table.items():
         cells = [model, "{:,}".format(budget)] + [
             ("**%s**" if a == "learned-tuned" else "%s") % spread(b.get(a, []))
-            for a in ("random-best", "local-search", "learned-tuned", "learned-tuned-sampled", "learned-discrepancy")]
+            for a in ("random-best", "local-search", "learned-tuned", "learned-tuned-sampled",
+                      "learned-tuned-discrepancy", "learned-discrepancy")]
         print("| " + " | ".join(cells) + " |")
 
 

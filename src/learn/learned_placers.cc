@@ -50,6 +50,7 @@ std::unique_ptr<Placer> make_peer_row(const std::string& name, const PlaceOption
 //                         zero-shot (eval_budget, default 64)
 //   learned-tuned         its own placement after fine-tuning on this graph (eval_budget, default 2000)
 //   learned-tuned-sampled the best placement evaluated while fine-tuning
+//   learned-tuned-discrepancy  half the budget fine-tunes, the rest decodes with discrepancies
 class LearnedListPlacer : public Placer {
  public:
   explicit LearnedListPlacer(std::string name) : name_(std::move(name)) {}
@@ -78,8 +79,15 @@ class LearnedListPlacer : public Placer {
     ListPolicyConfig c;
     if (o.samples > 0) c.samples = o.samples;
     c.lr = 3e-3;  // chosen among 1e-3, 3e-3, 1e-2 (docs/learned.md says on what)
-    const ListTuneResult r =
-        fine_tune_list_policy(policy, p, *reward, o.eval_budget > 0 ? o.eval_budget : 2000, c, o.seed);
+    const long long budget = o.eval_budget > 0 ? o.eval_budget : 2000;
+    if (name_ == "learned-tuned-discrepancy") {
+      // Half the budget fine-tunes the policy, the rest decodes it with discrepancies.
+      CountingReward counted(*reward);
+      fine_tune_list_policy(policy, p, counted, budget / 2, c, o.seed);
+      const int left = static_cast<int>(budget - counted.count());
+      return policy.decode_with_discrepancies(p, counted, left, std::max(2, left / 16), o.objective);
+    }
+    const ListTuneResult r = fine_tune_list_policy(policy, p, *reward, budget, c, o.seed);
     return name_ == "learned-tuned" ? r.policy : r.best;
   }
 
@@ -91,7 +99,8 @@ class LearnedListPlacer : public Placer {
 
 void add_learned_placers(PlacerRegistry& registry) {
   for (const std::string name :
-       {"learned", "learned-sampled", "learned-discrepancy", "learned-tuned", "learned-tuned-sampled"})
+       {"learned", "learned-sampled", "learned-discrepancy", "learned-tuned", "learned-tuned-sampled",
+        "learned-tuned-discrepancy"})
     registry.add(name,
                  [name](const Problem&, const PlaceOptions&) { return std::make_unique<LearnedListPlacer>(name); });
   for (const std::string name : {"hsdag", "hsdag-sampled", "hsdag+polish", "hsdag-paper"})

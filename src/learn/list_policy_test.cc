@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "io/model.h"
+#include "learn/learned_placers.h"
 #include "learn/schedule_env.h"
 #include "learn/training_corpus.h"
 #include "place/placer.h"
@@ -234,6 +237,32 @@ TEST(Learned, ShippedPolicyBeatsHeftOnTheBundledModels) {
     const double gpu_only = sim.makespan(Placement(p.num_ops(), gpu));
     EXPECT_LT(learned, heft) << name;
     EXPECT_LE(learned, gpu_only * 1.0001) << name;
+  }
+}
+
+// The learned rows of the registry that spend a budget, on the shipped policy: each returns a
+// placement at least as fast as the policy's own (they keep the best they evaluated, and the own
+// placement is the first they evaluate: learned-sampled, learned-discrepancy,
+// learned-tuned-sampled), or a complete one (learned-tuned, learned-tuned-discrepancy), and the
+// same one for the same seed.
+TEST(Learned, BudgetedRowsOfTheRegistry) {
+  Model m = load_model("resnet50");
+  Problem p(m.graph, load_cluster("nvlink4"));
+  PlacerRegistry r = all_placers();
+  PlaceOptions o;
+  o.eval_budget = 40, o.samples = 8, o.seed = 3;
+  Simulator sim(p);
+  const double own = sim.makespan(r.make(p, "learned", o)->place(p, o));
+  for (const char* name :
+       {"learned-sampled", "learned-discrepancy", "learned-tuned", "learned-tuned-sampled", "learned-tuned-discrepancy"}) {
+    const Placement a = r.make(p, name, o)->place(p, o);
+    ASSERT_EQ(a.size(), static_cast<std::size_t>(p.num_ops())) << name;
+    const double l = sim.makespan(a);
+    EXPECT_TRUE(std::isfinite(l)) << name;
+    if (std::string(name).find("tuned") == std::string::npos || std::string(name) == "learned-tuned-sampled") {
+      EXPECT_LE(l, own * (1 + 1e-9)) << name;
+    }
+    EXPECT_EQ(r.make(p, name, o)->place(p, o), a) << name;
   }
 }
 
