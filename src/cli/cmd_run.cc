@@ -69,6 +69,8 @@ void add_run_command(CLI::App& app) {
     int runs = 10, warmup = 5, random = 0;
     std::uint64_t seed = 1;
     bool json = false;
+    Rendezvous rv = Rendezvous::from_env();
+    std::vector<int> device_ranks;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -92,6 +94,14 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--gantt", a->gantt,
                   "Write the last timed run's measured timeline as an SVG Gantt chart (one placement)");
   add_exec_options(*cmd, a->exec);
+  cmd->add_option("--world-size", a->rv.world_size,
+                  "Run across this many processes (this one is rank 0; start the others with devplace worker; "
+                  "docs/distributed.md)");
+  cmd->add_option("--device-ranks", a->device_ranks, "With --world-size: the process of each cluster device, in order")
+      ->delimiter(',');
+  cmd->add_option("--master-addr", a->rv.master_addr, "With --world-size: this process's address for the workers");
+  cmd->add_option("--master-port", a->rv.master_port, "With --world-size: the port of the group's store");
+  cmd->add_option("--timeout", a->rv.timeout_s, "With --world-size: seconds any process may stay silent (default 30)");
   cmd->callback([a] {
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
@@ -128,6 +138,16 @@ void add_run_command(CLI::App& app) {
     }
     if ((!a->trace.empty() || !a->gantt.empty()) && placements.size() != 1)
       throw Error("", "", "--trace and --gantt take a single placement (one -p or -d)");
+    if (a->rv.world_size > 1) {
+      a->rv.rank = 0;
+      const std::size_t pick = random ? 1 : 0;  // --random 1: the random placement, not the reference
+      if (placements.size() != pick + 1 || a->json || !a->trace.empty() || !a->gantt.empty())
+        throw Error("", "", "--world-size runs one placement (one -p, -d or --random 1), without --json/--trace/--gantt");
+      if (run_across_processes(a->model, *ctx, placements[pick], labels[pick], a->exec, a->rv, a->device_ranks,
+                               a->warmup, a->runs) != 0)
+        throw Error("", "", "the outputs across processes differ from a one-process run");
+      return;
+    }
 
     auto ex = make_executor(*ctx, a->exec);
     std::string workers;

@@ -1,12 +1,18 @@
 // `devplace worker` and `devplace links`: a process group over c10d/Gloo (dist/, docs/distributed.md).
 // A worker joins and serves rank 0; `links` is rank 0 and measures every worker's link.
 // Rendezvous as torchrun: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, or the flags.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/command_list.h"
 #include "dist/link_profile.h"
+#include "dist/process_exchange.h"
+#include "sim/simulator.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/stats.h"
 
 namespace devplace::cli {
 
@@ -27,6 +33,97 @@ void add_group_options(CLI::App& cmd, GroupArgs& a, bool with_rank) {
 
 }  // namespace
 
+namespace {
+
+// A worker's share of a placed run (the job rank 0 sends in run_across_processes): the same
+// model, cluster and seed, so the same weights and inputs; this rank's ops on one CPU worker.
+// The model and its executor are kept while rank 0 sends the same job (timed runs repeat it).
+class JobRunner {
+ public:
+  explicit JobRunner(ProcessGroup& group) : group_(group) {}
+  void operator()(const std::string& text) {
+    const auto j = nlohmann::json::parse(text);
+    if (text != last_) {
+      ex_.reset();
+      ModelOptions m;
+      m.model = j.at("model"), m.inputs = j.at("inputs").get<std::vector<std::string>>();
+      m.cluster = j.at("cluster"), m.costs = j.at("costs"), m.fusion = j.at("fusion");
+      ctx_ = load_context(m);
+      ExecOptions o;
+      o.seed = j.at("seed"), o.intra_op_threads = j.at("threads");
+      ex_ = std::make_unique<Executor>(ctx_->problem->graph(), std::vector<WorkerSpec>{WorkerSpec{}}, o);
+      last_ = text;
+    }
+    ProcessExchange x(group_);
+    ex_->run_share(j.at("placement").get<Placement>(), j.at("device_ranks").get<std::vector<int>>(), group_.rank(),
+                   x);
+  }
+
+ private:
+  ProcessGroup& group_;
+  std::string last_;
+  std::unique_ptr<Context> ctx_;
+  std::unique_ptr<Executor> ex_;
+};
+
+bool same_outputs(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    if (a[k].name != b[k].name || a[k].shape != b[k].shape || a[k].values != b[k].values) return false;
+  return true;
+}
+
+}  // namespace
+
+int run_across_processes(const ModelOptions& model, const Context& ctx, const Placement& placement,
+                         const std::string& label, const ExecArgs& e, const Rendezvous& rv,
+                         const std::vector<int>& device_ranks, int warmup, int runs) {
+  const Problem& pb = *ctx.problem;
+  if (static_cast<int>(device_ranks.size()) != pb.num_devices())
+    throw Error("", "", "--device-ranks names " + std::to_string(device_ranks.size()) + " ranks for the " +
+                            std::to_string(pb.num_devices()) + " devices of cluster '" + pb.cluster().name + "'");
+  for (int r : device_ranks)
+    if (r < 0 || r >= rv.world_size)
+      throw Error("", "", "--device-ranks: rank " + std::to_string(r) + " is outside the group of " +
+                              std::to_string(rv.world_size));
+  ExecOptions o;
+  o.seed = e.weights_seed, o.intra_op_threads = e.threads;
+  Executor ex(pb.graph(), {WorkerSpec{}}, o);
+  // The reference: every op in this process, on one worker.
+  ex.run(Placement(pb.num_ops(), 0));
+  const std::vector<HostTensor> reference = ex.outputs();
+
+  ProcessGroup group(rv);
+  const nlohmann::json job = {{"model", model.model},     {"inputs", model.inputs},   {"cluster", model.cluster},
+                              {"costs", model.costs},     {"fusion", model.fusion},   {"seed", e.weights_seed},
+                              {"threads", e.threads},     {"placement", placement},   {"device_ranks", device_ranks}};
+  ProcessExchange x(group);
+  std::vector<double> times;
+  bool identical = true;
+  std::size_t outputs = 0;
+  for (int k = 0; k < warmup + runs; ++k) {
+    send_job(group, job.dump());
+    double seconds = 0;
+    const std::vector<HostTensor> got = ex.run_share(placement, device_ranks, 0, x, &seconds);
+    wait_for_jobs(group);
+    identical = identical && same_outputs(got, reference);
+    outputs = got.size();
+    if (k >= warmup) times.push_back(seconds);
+  }
+  stop_workers(group);
+  std::string ranks;
+  for (int d = 0; d < pb.num_devices(); ++d)
+    ranks += (d ? ", " : "") + pb.cluster().devices[d].name + "=rank " + std::to_string(device_ranks[d]);
+  std::sort(times.begin(), times.end());
+  std::printf("%s on %s across %d processes (%s), %s\n", pb.graph().name().c_str(), pb.cluster().name.c_str(),
+              rv.world_size, ranks.c_str(), label.c_str());
+  std::printf("  measured median %s ms over %d runs after %d warm-up (min %s, max %s); simulated %s ms\n",
+              ms(times[times.size() / 2]).c_str(), runs, warmup, ms(times.front()).c_str(), ms(times.back()).c_str(),
+              ms(Simulator(pb).makespan(placement)).c_str());
+  std::printf("  outputs identical to one process: %s (%zu tensors)\n", identical ? "yes" : "NO", outputs);
+  return identical ? 0 : 1;
+}
+
 void add_worker_command(CLI::App& app) {
   auto a = std::make_shared<GroupArgs>();
   auto die_after = std::make_shared<int>(0);
@@ -37,7 +134,8 @@ void add_worker_command(CLI::App& app) {
   cmd->callback([a, die_after] {
     if (a->rv.rank == 0) throw Error("", "", "rank 0 is the process that measures (devplace links), not a worker");
     ProcessGroup group(a->rv);
-    serve_worker(group, *die_after);
+    JobRunner runner(group);
+    serve_worker(group, *die_after, [&](const std::string& job) { runner(job); });
   });
 }
 

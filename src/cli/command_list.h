@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.h"
+#include "dist/process_group.h"
 #include "exec/executor.h"
 #include "place/placer.h"
 
@@ -51,5 +52,11 @@ void add_profile_command(CLI::App& app);
 // Process groups over c10d/Gloo (dist/, docs/distributed.md): cmd_worker.cc.
 void add_worker_command(CLI::App& app);
 void add_links_command(CLI::App& app);
+// `run --world-size N`: rank 0 of a placed run across processes (the workers run their shares);
+// prints the measured latency, the simulated one and whether the outputs equal a one-process
+// run; returns the exit status (1 when they differ).
+int run_across_processes(const ModelOptions& model, const Context& ctx, const Placement& placement,
+                         const std::string& label, const ExecArgs& e, const Rendezvous& rv,
+                         const std::vector<int>& device_ranks, int warmup, int runs);
 
 }  // namespace devplace::cli

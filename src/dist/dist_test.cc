@@ -114,6 +114,24 @@ TEST(Distributed, AMissingWorkerIsAnErrorWithinTheTimeout) {
   EXPECT_LT(r.seconds, 15) << r.output;
 }
 
+// A placed run across two processes (one CPU device each): the tensors that cross travel by
+// c10d send/recv, and the outputs equal a one-process run's, on every bundled model.
+TEST(Distributed, PlacedRunAcrossTwoProcessesMatchesOneProcess) {
+  for (const char* model : {"resnet50", "inception_v3", "bert_base"}) {
+    const std::string placement = ::testing::TempDir() + "/heft_" + model + ".json";
+    const Result placed =
+        run(bin() + " -q place " + model + " --cluster clusters/local2.toml --algo heft -o " + placement);
+    ASSERT_EQ(placed.status, 0) << placed.output;
+    const std::string group = " --world-size 2 --master-port " + std::to_string(free_port()) + " --timeout 30";
+    start_worker("--rank 1" + group);
+    const Result r = run(bin() + " -q run " + model + " --cluster clusters/local2.toml -p " + placement + group +
+                         " --device-ranks 0,1 --runs 1 --warmup 0");
+    ASSERT_EQ(r.status, 0) << model << ": " << r.output;
+    EXPECT_NE(r.output.find("across 2 processes (cpu0=rank 0, cpu1=rank 1)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("outputs identical to one process: yes"), std::string::npos) << r.output;
+  }
+}
+
 TEST(Distributed, RendezvousChecksItsFields) {
   Rendezvous r;
   r.world_size = 2, r.rank = 2;

@@ -11,7 +11,7 @@ namespace devplace {
 
 namespace {
 
-enum Request : std::int64_t { kStop = 0, kEcho = 1 };
+enum Request : std::int64_t { kStop = 0, kEcho = 1, kJob = 2, kJobDone = 3, kJobFailed = 4 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -70,11 +70,42 @@ void stop_workers(ProcessGroup& g) {
   for (int peer = 1; peer < g.size(); ++peer) g.send_words(peer, kStop, 0, 0);
 }
 
-void serve_worker(ProcessGroup& g, int die_after) {
+void send_job(ProcessGroup& g, const std::string& job) {
+  for (int peer = 1; peer < g.size(); ++peer) {
+    g.send_words(peer, kJob, static_cast<std::int64_t>(job.size()), 0);
+    g.send(peer, std::vector<std::uint8_t>(job.begin(), job.end()));
+  }
+}
+
+void wait_for_jobs(ProcessGroup& g) {
+  for (int peer = 1; peer < g.size(); ++peer) {
+    const auto w = g.recv_words(peer);
+    if (w[0] == kJobFailed) {
+      const auto why = g.recv(peer, static_cast<std::size_t>(w[1]));
+      throw Error("rank " + std::to_string(peer), "", std::string(why.begin(), why.end()));
+    }
+    if (w[0] != kJobDone) throw Error("rank " + std::to_string(peer), "", "unexpected answer to a job");
+  }
+}
+
+void serve_worker(ProcessGroup& g, int die_after, const std::function<void(const std::string&)>& on_job) {
   int answered = 0;
   for (;;) {
     const auto req = g.recv_words(0);
     if (req[0] == kStop) return;
+    if (req[0] == kJob) {
+      const auto text = g.recv(0, static_cast<std::size_t>(req[1]));
+      try {
+        if (!on_job) throw Error("", "", "this worker takes no jobs");
+        on_job(std::string(text.begin(), text.end()));
+        g.send_words(0, kJobDone, 0, 0);
+      } catch (const Error& e) {  // rank 0 reports it; the worker serves on
+        const std::string why = e.what();
+        g.send_words(0, kJobFailed, static_cast<std::int64_t>(why.size()), 0);
+        g.send(0, std::vector<std::uint8_t>(why.begin(), why.end()));
+      }
+      continue;
+    }
     if (req[0] != kEcho || req[1] < 1 || req[2] < 0)
       throw Error("rank 0", "", "unknown request " + std::to_string(req[0]));
     for (std::int64_t r = 0; r < req[2]; ++r) {

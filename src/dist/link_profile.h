@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,9 +33,17 @@ std::vector<LinkMeasurement> measure_links(ProcessGroup& group, const LinkProfil
 // Rank 0 only: tells every worker to return from serve_worker().
 void stop_workers(ProcessGroup& group);
 
-// A worker's loop: answers rank 0's requests until told to stop. `die_after` > 0 (fault
-// injection for tests) ends the process abruptly after that many answered messages.
-void serve_worker(ProcessGroup& group, int die_after = 0);
+// A worker's loop: answers rank 0's requests until told to stop: echoes (measure_links) and
+// jobs (send_job: `on_job` runs the text rank 0 sent, then the worker reports done). `die_after`
+// > 0 (fault injection for tests) ends the process abruptly after that many answered messages.
+void serve_worker(ProcessGroup& group, int die_after = 0,
+                  const std::function<void(const std::string&)>& on_job = {});
+
+// Rank 0 only: hands `job` (a text the workers' on_job understands) to every worker.
+void send_job(ProcessGroup& group, const std::string& job);
+// Rank 0 only: waits until every worker reports its job done; throws Error naming a worker that
+// failed (it reports why) or went silent.
+void wait_for_jobs(ProcessGroup& group);
 
 // The measurements as JSON: {"links": [{"from": 0, "to": r, "latency_us", "bandwidth_gbs",
 // "samples": [[bytes, seconds], ...]}]}.

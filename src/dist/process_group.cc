@@ -51,6 +51,12 @@ struct ProcessGroup::Impl {
   Rendezvous rv;
   c10::intrusive_ptr<c10d::TCPStore> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+  struct Pending {
+    int peer;
+    at::Tensor data;  // kept alive until the send completes
+    c10::intrusive_ptr<c10d::Work> work;
+  };
+  std::vector<Pending> pending;
 
   std::string where() const { return rv.master_addr + ":" + std::to_string(rv.master_port); }
 
@@ -114,6 +120,28 @@ std::vector<std::uint8_t> ProcessGroup::recv(int peer, std::size_t count) {
   impl_->finish(impl_->group->recv(t, peer, 0), peer, "receive");
   const auto* p = t[0].data_ptr<std::uint8_t>();
   return std::vector<std::uint8_t>(p, p + count);
+}
+
+void ProcessGroup::send_async(int peer, int tag, std::vector<std::uint8_t> bytes) {
+  if (tag < 2) throw Error("", "", "message tags 0 and 1 are reserved");
+  at::Tensor t = torch::empty({static_cast<std::int64_t>(bytes.size())}, torch::kUInt8);
+  if (!bytes.empty()) std::memcpy(t.data_ptr(), bytes.data(), bytes.size());
+  std::vector<at::Tensor> v = {t};
+  impl_->pending.push_back({peer, t, impl_->group->send(v, peer, tag)});
+}
+
+std::vector<std::uint8_t> ProcessGroup::recv_tagged(int peer, int tag, std::size_t count) {
+  if (tag < 2) throw Error("", "", "message tags 0 and 1 are reserved");
+  std::vector<at::Tensor> t = {torch::empty({static_cast<std::int64_t>(count)}, torch::kUInt8)};
+  impl_->finish(impl_->group->recv(t, peer, tag), peer, "receive");
+  const auto* p = t[0].data_ptr<std::uint8_t>();
+  return std::vector<std::uint8_t>(p, p + count);
+}
+
+void ProcessGroup::flush() {
+  std::vector<Impl::Pending> pending;
+  pending.swap(impl_->pending);
+  for (auto& s : pending) impl_->finish(s.work, s.peer, "send");
 }
 
 void ProcessGroup::send_words(int peer, std::int64_t a, std::int64_t b, std::int64_t c) {

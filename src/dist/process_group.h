@@ -48,6 +48,12 @@ class ProcessGroup {
   void send(int peer, const std::vector<std::uint8_t>& bytes);
   // Receives exactly `count` bytes from rank `peer` (sent by one send of that size).
   std::vector<std::uint8_t> recv(int peer, std::size_t count);
+  // Tagged messages (tags >= 2; 0 and 1 are the untagged calls' own): a send that returns at
+  // once (flush() waits for all of them), and the matching receive of exactly `count` bytes.
+  void send_async(int peer, int tag, std::vector<std::uint8_t> bytes);
+  std::vector<std::uint8_t> recv_tagged(int peer, int tag, std::size_t count);
+  // Waits until every send_async has completed; throws Error naming the peer of one that failed.
+  void flush();
   // Control words (a fixed 3 x int64 message).
   void send_words(int peer, std::int64_t a, std::int64_t b, std::int64_t c);
   std::vector<std::int64_t> recv_words(int peer);

@@ -625,6 +625,76 @@ struct Executor::Impl {
     return out;
   }
 
+  // ---- a share of a run across processes ----
+  static TensorMessage to_message(const at::Tensor& v) {
+    const at::Tensor c = v.to(at::kCPU).contiguous();
+    TensorMessage m;
+    m.dtype = static_cast<std::int64_t>(c.scalar_type());
+    m.shape.assign(c.sizes().begin(), c.sizes().end());
+    const auto* p = static_cast<const std::uint8_t*>(c.data_ptr());
+    m.bytes.assign(p, p + c.numel() * c.element_size());
+    return m;
+  }
+
+  at::Tensor from_message(const TensorMessage& m, int t) const {
+    at::Tensor v = at::empty(m.shape, at::TensorOptions().dtype(static_cast<at::ScalarType>(m.dtype)));
+    if (static_cast<std::size_t>(v.numel() * v.element_size()) != m.bytes.size())
+      throw Error(g.source(), g.tensor(t).name, "a received tensor's bytes do not match its shape");
+    std::memcpy(v.data_ptr(), m.bytes.data(), m.bytes.size());
+    return v;
+  }
+
+  std::vector<HostTensor> run_share(const Placement& p, const std::vector<int>& device_rank, int rank,
+                                    TensorExchange& x, double* seconds) {
+    if (static_cast<int>(p.size()) != N)
+      throw Error(g.source(), "",
+                  "placement has " + std::to_string(p.size()) + " entries for " + std::to_string(N) + " ops");
+    auto rank_of = [&](int op) {
+      if (p[op] < 0 || p[op] >= static_cast<int>(device_rank.size()))
+        throw Error(g.source(), g.op(op).name, "placed on device " + std::to_string(p[op]) + ", which no process hosts");
+      return device_rank[p[op]];
+    };
+    c10::InferenceMode guard;
+    const auto start = Clock::now();
+    std::vector<at::Tensor> val(T);
+    auto input = [&](int t) -> const at::Tensor& {
+      if (host_value[t].defined()) return host_value[t];
+      if (!val[t].defined()) val[t] = from_message(x.recv(rank_of(g.tensor(t).producer), t), t);
+      return val[t];
+    };
+    for (int op = 0; op < N; ++op) {
+      if (folded[op] || rank_of(op) != rank) continue;
+      const Op& o = g.op(op);
+      std::vector<at::Tensor> ins;
+      for (int t : ports[op]) ins.push_back(t < 0 ? at::Tensor() : input(t));
+      std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source());
+      for (std::size_t k = 0; k < o.outputs.size(); ++k) {
+        const int t = o.outputs[k];
+        val[t] = std::move(outs[k]);
+        std::vector<int> readers;  // other processes that read t, each once
+        for (int c : rt_consumers[t]) readers.push_back(rank_of(c));
+        if (g.tensor(t).is_graph_output) readers.push_back(0);
+        std::sort(readers.begin(), readers.end());
+        readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+        for (int r : readers)
+          if (r != rank) x.send(r, t, to_message(val[t]));
+      }
+    }
+    std::vector<HostTensor> out;
+    if (rank == 0)
+      for (int t = 0; t < T; ++t) {
+        const Tensor& ts = g.tensor(t);
+        if (!ts.is_graph_output) continue;
+        const at::Tensor c = input(t).to(at::kCPU).to(at::kDouble).contiguous();
+        HostTensor h{ts.name, {c.sizes().begin(), c.sizes().end()}, {}};
+        h.values.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+        out.push_back(std::move(h));
+      }
+    x.flush();
+    if (seconds) *seconds = seconds_between(start, Clock::now());
+    return out;
+  }
+
   Profile profile(int w, int to, int warmup, int runs) {
     if (w < 0 || w >= W) throw Error("", "", "no worker #" + std::to_string(w));
     Placement p(N, w);
@@ -681,6 +751,10 @@ std::vector<HostTensor> Executor::outputs() const { return impl_->outputs(); }
 Schedule Executor::timeline() const { return impl_->timeline(); }
 Profile Executor::profile(int worker, int to_worker, int warmup, int runs) {
   return impl_->profile(worker, to_worker, warmup, runs);
+}
+std::vector<HostTensor> Executor::run_share(const Placement& placement, const std::vector<int>& device_rank, int rank,
+                                            TensorExchange& exchange, double* seconds) {
+  return impl_->run_share(placement, device_rank, rank, exchange, seconds);
 }
 
 }  // namespace devplace

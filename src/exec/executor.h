@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cost/cluster.h"
+#include "exec/tensor_exchange.h"
 #include "graph/graph.h"
 #include "sim/schedule.h"
 
@@ -109,6 +110,15 @@ class Executor {
   // to_worker, wake-up included). REQUIRES runs >= 1; to_worker != worker, or copy_seconds
   // stays -1.
   Profile profile(int worker, int to_worker, int warmup, int runs);
+
+  // This process's share of one inference placed across processes (docs/distributed.md): the
+  // ops whose device is hosted here (device_rank[placement[op]] == rank) run in topological
+  // order on worker 0; an input made elsewhere is received from its producer's process, and
+  // each output is sent once to every other process that reads it (graph outputs also to rank
+  // 0). Every process builds the same weights and inputs from the seed, so the result equals a
+  // one-process run. Returns the graph outputs on rank 0 (empty elsewhere) and the wall time.
+  std::vector<HostTensor> run_share(const Placement& placement, const std::vector<int>& device_rank, int rank,
+                                    TensorExchange& exchange, double* seconds = nullptr);
 
  private:
   struct Impl;
