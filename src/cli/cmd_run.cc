@@ -97,7 +97,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--world-size", a->rv.world_size,
                   "Run across this many processes (this one is rank 0; start the others with devplace worker; "
                   "docs/distributed.md)");
-  cmd->add_option("--device-ranks", a->device_ranks, "With --world-size: the process of each cluster device, in order")
+  cmd->add_option("--device-ranks", a->device_ranks,
+                  "With --world-size: the process of each cluster device, in order (default: each device's "
+                  "`rank` key in the cluster file, else 0)")
       ->delimiter(',');
   cmd->add_option("--master-addr", a->rv.master_addr, "With --world-size: this process's address for the workers");
   cmd->add_option("--master-port", a->rv.master_port, "With --world-size: the port of the group's store");
@@ -143,8 +145,10 @@ void add_run_command(CLI::App& app) {
       const std::size_t pick = random ? 1 : 0;  // --random 1: the random placement, not the reference
       if (placements.size() != pick + 1 || a->json || !a->trace.empty() || !a->gantt.empty())
         throw Error("", "", "--world-size runs one placement (one -p, -d or --random 1), without --json/--trace/--gantt");
-      if (run_across_processes(a->model, *ctx, placements[pick], labels[pick], a->exec, a->rv, a->device_ranks,
-                               a->warmup, a->runs) != 0)
+      const std::vector<int> ranks =
+          a->device_ranks.empty() ? device_ranks_for_cluster(c, ctx->cluster_spec) : a->device_ranks;
+      if (run_across_processes(a->model, *ctx, placements[pick], labels[pick], a->exec, a->rv, ranks, a->warmup,
+                               a->runs) != 0)
         throw Error("", "", "the outputs across processes differ from a one-process run");
       return;
     }

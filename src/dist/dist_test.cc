@@ -132,6 +132,25 @@ TEST(Distributed, PlacedRunAcrossTwoProcessesMatchesOneProcess) {
   }
 }
 
+// A cluster file's `rank` key says which process hosts a device (no --device-ranks needed).
+TEST(Distributed, ClusterFileNamesTheProcessOfEachDevice) {
+  std::string toml = read_file("clusters/local2.toml");
+  const std::string key = "worker = \"cpu:1\"";
+  ASSERT_NE(toml.find(key), std::string::npos);
+  toml.replace(toml.find(key), key.size(), key + "\nrank = 1");
+  const std::string cluster = ::testing::TempDir() + "/local2_ranks.toml";
+  write_file_atomic(cluster, toml);
+  const std::string placement = ::testing::TempDir() + "/heft_ranks.json";
+  const Result placed = run(bin() + " -q place resnet50 --cluster " + cluster + " --algo heft -o " + placement);
+  ASSERT_EQ(placed.status, 0) << placed.output;
+  const std::string group = " --world-size 2 --master-port " + std::to_string(free_port()) + " --timeout 30";
+  start_worker("--rank 1" + group);
+  const Result r = run(bin() + " -q run resnet50 --cluster " + cluster + " -p " + placement + group + " --runs 1 --warmup 0");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("(cpu0=rank 0, cpu1=rank 1)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("outputs identical to one process: yes"), std::string::npos) << r.output;
+}
+
 TEST(Distributed, RendezvousChecksItsFields) {
   Rendezvous r;
   r.world_size = 2, r.rank = 2;

@@ -43,6 +43,11 @@ WorkerSpec parse_worker(const std::string& text);
 // cpu:0, cpu:1 ... and gpu devices cuda:0, cuda:1 ... in order. Throws Error for other kinds.
 std::vector<WorkerSpec> workers_for_cluster(const Cluster& cluster, const std::string& spec);
 
+// The process (rank) of each device of `cluster` for runs across processes: a device's `rank = N`
+// key in the cluster file (`spec`, when it is a .toml/.json path), else 0. Throws Error naming
+// the device for a negative rank.
+std::vector<int> device_ranks_for_cluster(const Cluster& cluster, const std::string& spec);
+
 // True when LibTorch was built with CUDA and sees a device.
 bool cuda_available();
 

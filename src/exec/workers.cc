@@ -57,7 +57,41 @@ std::map<std::string, std::string> worker_keys(const std::string& spec) {
   return keys;
 }
 
+// `rank` keys of the cluster file's devices, by device name (empty for presets).
+std::map<std::string, std::int64_t> rank_keys(const std::string& spec) {
+  std::map<std::string, std::int64_t> keys;
+  if (spec.empty() || !file_exists(spec)) return keys;
+  const std::string ext = std::filesystem::path(spec).extension().string();
+  try {
+    if (ext == ".toml") {
+      toml::table t = toml::parse_file(spec);
+      if (auto* devs = t["devices"].as_array())
+        for (auto& d : *devs)
+          if (auto* dt = d.as_table())
+            if (auto r = (*dt)["rank"].value<std::int64_t>()) keys[(*dt)["name"].value_or(std::string())] = *r;
+    } else {
+      auto j = nlohmann::json::parse(read_file(spec));
+      for (auto& d : j.value("devices", nlohmann::json::array()))
+        if (d.contains("rank") && d["rank"].is_number_integer()) keys[d.value("name", "")] = d["rank"].get<std::int64_t>();
+    }
+  } catch (const std::exception&) {
+    // load_cluster has already parsed this file and reported any syntax error.
+  }
+  return keys;
+}
+
 }  // namespace
+
+std::vector<int> device_ranks_for_cluster(const Cluster& cluster, const std::string& spec) {
+  const auto keys = rank_keys(spec);
+  std::vector<int> out;
+  for (const Device& d : cluster.devices) {
+    const auto it = keys.find(d.name);
+    if (it != keys.end() && it->second < 0) throw Error(spec, d.name, "rank must be 0 or more");
+    out.push_back(it == keys.end() ? 0 : static_cast<int>(it->second));
+  }
+  return out;
+}
 
 std::vector<WorkerSpec> workers_for_cluster(const Cluster& cluster, const std::string& spec) {
   auto keys = worker_keys(spec);
