@@ -32,69 +32,63 @@ WorkerSpec parse_worker(const std::string& text) {
 
 namespace {
 
-// `worker` keys of the cluster file's devices, by device name (empty for presets).
-std::map<std::string, std::string> worker_keys(const std::string& spec) {
+// The values of `key` in the cluster file's devices, as text, by device name (empty for presets;
+// devices without the key, or with an empty one, are left out).
+std::map<std::string, std::string> device_keys(const std::string& spec, const std::string& key) {
   std::map<std::string, std::string> keys;
   if (spec.empty() || !file_exists(spec)) return keys;
-  auto take = [&](const std::string& name, const std::string& worker) {
-    if (!name.empty() && !worker.empty()) keys[name] = worker;
-  };
   const std::string ext = std::filesystem::path(spec).extension().string();
   try {
     if (ext == ".toml") {
       toml::table t = toml::parse_file(spec);
       if (auto* devs = t["devices"].as_array())
         for (auto& d : *devs)
-          if (auto* dt = d.as_table())
-            take((*dt)["name"].value_or(std::string()), (*dt)["worker"].value_or(std::string()));
-    } else {
-      auto j = nlohmann::json::parse(read_file(spec));
-      for (auto& d : j.value("devices", nlohmann::json::array())) take(d.value("name", ""), d.value("worker", ""));
-    }
-  } catch (const std::exception&) {
-    // load_cluster has already parsed this file and reported any syntax error.
-  }
-  return keys;
-}
-
-// `rank` keys of the cluster file's devices, by device name (empty for presets).
-std::map<std::string, std::int64_t> rank_keys(const std::string& spec) {
-  std::map<std::string, std::int64_t> keys;
-  if (spec.empty() || !file_exists(spec)) return keys;
-  const std::string ext = std::filesystem::path(spec).extension().string();
-  try {
-    if (ext == ".toml") {
-      toml::table t = toml::parse_file(spec);
-      if (auto* devs = t["devices"].as_array())
-        for (auto& d : *devs)
-          if (auto* dt = d.as_table())
-            if (auto r = (*dt)["rank"].value<std::int64_t>()) keys[(*dt)["name"].value_or(std::string())] = *r;
+          if (auto* dt = d.as_table()) {
+            const auto& v = (*dt)[key];
+            const std::string name = (*dt)["name"].value_or(std::string());
+            if (auto text = v.value<std::string>())
+              keys[name] = *text;
+            else if (auto number = v.value<std::int64_t>())
+              keys[name] = std::to_string(*number);
+          }
     } else {
       auto j = nlohmann::json::parse(read_file(spec));
       for (auto& d : j.value("devices", nlohmann::json::array()))
-        if (d.contains("rank") && d["rank"].is_number_integer()) keys[d.value("name", "")] = d["rank"].get<std::int64_t>();
+        if (d.contains(key)) keys[d.value("name", "")] = d[key].is_string() ? d[key].get<std::string>() : d[key].dump();
     }
   } catch (const std::exception&) {
     // load_cluster has already parsed this file and reported any syntax error.
   }
+  keys.erase("");  // a device without a name
+  std::erase_if(keys, [](const auto& kv) { return kv.second.empty(); });
   return keys;
 }
 
 }  // namespace
 
 std::vector<int> device_ranks_for_cluster(const Cluster& cluster, const std::string& spec) {
-  const auto keys = rank_keys(spec);
+  const auto keys = device_keys(spec, "rank");
   std::vector<int> out;
   for (const Device& d : cluster.devices) {
     const auto it = keys.find(d.name);
-    if (it != keys.end() && it->second < 0) throw Error(spec, d.name, "rank must be 0 or more");
-    out.push_back(it == keys.end() ? 0 : static_cast<int>(it->second));
+    int rank = 0;
+    if (it != keys.end()) {
+      std::size_t used = 0;
+      try {
+        rank = std::stoi(it->second, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != it->second.size() || rank < 0)
+        throw Error(spec, d.name, "rank must be a process number, 0 or more; got " + it->second);
+    }
+    out.push_back(rank);
   }
   return out;
 }
 
 std::vector<WorkerSpec> workers_for_cluster(const Cluster& cluster, const std::string& spec) {
-  auto keys = worker_keys(spec);
+  auto keys = device_keys(spec, "worker");
   std::vector<WorkerSpec> out;
   int cpus = 0, gpus = 0;
   for (const Device& d : cluster.devices) {
