@@ -152,6 +152,7 @@ void add_links_command(CLI::App& app) {
   cmd->callback([a, out, opts] {
     a->rv.rank = 0;
     if (a->rv.world_size < 2) throw Error("", "", "links needs at least one worker: --world-size 2 or more");
+    opts->check();  // before waiting for the group
     ProcessGroup group(a->rv);
     const auto links = measure_links(group, *opts);
     stop_workers(group);

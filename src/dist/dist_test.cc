@@ -162,6 +162,12 @@ TEST(Distributed, RendezvousChecksItsFields) {
   const Result bad = run(bin() + " -q worker --rank 0 --world-size 2");
   EXPECT_EQ(bad.status, 1) << bad.output;
   EXPECT_NE(bad.output.find("rank 0 is the process that measures"), std::string::npos) << bad.output;
+  // Bad options are refused before waiting for any worker.
+  const Result sizes = run(bin() + " -q links --world-size 2 --timeout 20 --sizes 4,-5 --master-port " +
+                           std::to_string(free_port()));
+  EXPECT_EQ(sizes.status, 1) << sizes.output;
+  EXPECT_NE(sizes.output.find("message sizes must be positive, got -5"), std::string::npos) << sizes.output;
+  EXPECT_LT(sizes.seconds, 10) << sizes.output;
 }
 
 }  // namespace

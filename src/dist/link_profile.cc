@@ -36,15 +36,20 @@ void fit(LinkMeasurement& m) {
 
 }  // namespace
 
+void LinkProfileOptions::check() const {
+  if (sizes.empty() || repeats < 1) throw Error("", "", "link profile: need at least one size and one repeat");
+  for (std::int64_t size : sizes)
+    if (size < 1) throw Error("", "", "link profile: message sizes must be positive, got " + std::to_string(size));
+}
+
 std::vector<LinkMeasurement> measure_links(ProcessGroup& g, const LinkProfileOptions& o) {
   if (g.rank() != 0) throw Error("rank " + std::to_string(g.rank()), "", "only rank 0 measures links");
-  if (o.sizes.empty() || o.repeats < 1) throw Error("", "", "link profile: need at least one size and one repeat");
+  o.check();
   std::vector<LinkMeasurement> out;
   for (int peer = 1; peer < g.size(); ++peer) {
     LinkMeasurement m;
     m.peer = peer;
     for (std::int64_t size : o.sizes) {
-      if (size < 1) throw Error("", "", "link profile: message sizes must be positive");
       std::vector<std::uint8_t> msg(static_cast<std::size_t>(size), 0x5a);
       g.send_words(peer, kEcho, size, o.repeats + 1);
       std::vector<double> times;

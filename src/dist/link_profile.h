@@ -25,6 +25,8 @@ struct LinkMeasurement {
 struct LinkProfileOptions {
   std::vector<std::int64_t> sizes = {4, 4 << 10, 64 << 10, 1 << 20, 8 << 20};
   int repeats = 5;  // round trips per size, after one untimed
+  // Throws Error for no sizes, a size below 1 byte or fewer than one repeat.
+  void check() const;
 };
 
 // Rank 0 only: measures the link to every other rank. Throws Error naming the rank that fails.

@@ -28,6 +28,20 @@ std::chrono::milliseconds millis(double seconds) {
   return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
 }
 
+// c10d's messages can span lines (a stack of contexts); one line is what the user reads.
+std::string first_line(const char* what) {
+  std::string msg = what;
+  if (const auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
+  return msg;
+}
+
+// c10d sends tensors: the bytes as one, copied so the caller's buffer may go.
+at::Tensor byte_tensor(const std::vector<std::uint8_t>& bytes) {
+  at::Tensor t = torch::empty({static_cast<std::int64_t>(bytes.size())}, torch::kUInt8);
+  if (!bytes.empty()) std::memcpy(t.data_ptr(), bytes.data(), bytes.size());
+  return t;
+}
+
 }  // namespace
 
 Rendezvous Rendezvous::from_env() {
@@ -60,6 +74,14 @@ struct ProcessGroup::Impl {
 
   std::string where() const { return rv.master_addr + ":" + std::to_string(rv.master_port); }
 
+  // Receives exactly `count` bytes from `peer` under `tag`.
+  std::vector<std::uint8_t> receive(int peer, int tag, std::size_t count) {
+    std::vector<at::Tensor> t = {torch::empty({static_cast<std::int64_t>(count)}, torch::kUInt8)};
+    finish(group->recv(t, peer, tag), peer, "receive");
+    const auto* p = t[0].data_ptr<std::uint8_t>();
+    return std::vector<std::uint8_t>(p, p + count);
+  }
+
   // Waits for `work`; a failure or a timeout becomes an Error naming the peer.
   void finish(const c10::intrusive_ptr<c10d::Work>& work, int peer, const char* what) {
     try {
@@ -68,11 +90,9 @@ struct ProcessGroup::Impl {
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
-      std::string msg = e.what();
-      if (const auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
       throw Error("rank " + std::to_string(peer), "",
                   std::string(what) + " failed within " + std::to_string(static_cast<int>(rv.timeout_s)) +
-                      " s (the process died, hung or lost its connection): " + msg);
+                      " s (the process died, hung or lost its connection): " + first_line(e.what()));
     }
   }
 };
@@ -93,12 +113,10 @@ ProcessGroup::ProcessGroup(const Rendezvous& rv) : impl_(std::make_unique<Impl>(
     options->threads = 1;
     impl_->group = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, rv.rank, rv.world_size, options);
   } catch (const std::exception& e) {
-    std::string msg = e.what();
-    if (const auto nl = msg.find('\n'); nl != std::string::npos) msg.resize(nl);
     throw Error("rank " + std::to_string(rv.rank), "",
                 "could not join the process group at " + impl_->where() + " (world size " +
                     std::to_string(rv.world_size) + ") within " + std::to_string(static_cast<int>(rv.timeout_s)) +
-                    " s: " + msg);
+                    " s: " + first_line(e.what()));
   }
 }
 
@@ -108,34 +126,21 @@ int ProcessGroup::rank() const { return impl_->rv.rank; }
 int ProcessGroup::size() const { return impl_->rv.world_size; }
 
 void ProcessGroup::send(int peer, const std::vector<std::uint8_t>& bytes) {
-  // c10d sends tensors; a byte tensor over the caller's buffer, copied so the buffer may go.
-  std::vector<at::Tensor> t = {torch::from_blob(const_cast<std::uint8_t*>(bytes.data()),
-                                                {static_cast<std::int64_t>(bytes.size())}, torch::kUInt8)
-                                   .clone()};
+  std::vector<at::Tensor> t = {byte_tensor(bytes)};
   impl_->finish(impl_->group->send(t, peer, 0), peer, "send");
 }
 
-std::vector<std::uint8_t> ProcessGroup::recv(int peer, std::size_t count) {
-  std::vector<at::Tensor> t = {torch::empty({static_cast<std::int64_t>(count)}, torch::kUInt8)};
-  impl_->finish(impl_->group->recv(t, peer, 0), peer, "receive");
-  const auto* p = t[0].data_ptr<std::uint8_t>();
-  return std::vector<std::uint8_t>(p, p + count);
-}
+std::vector<std::uint8_t> ProcessGroup::recv(int peer, std::size_t count) { return impl_->receive(peer, 0, count); }
 
 void ProcessGroup::send_async(int peer, int tag, std::vector<std::uint8_t> bytes) {
   if (tag < 2) throw Error("", "", "message tags 0 and 1 are reserved");
-  at::Tensor t = torch::empty({static_cast<std::int64_t>(bytes.size())}, torch::kUInt8);
-  if (!bytes.empty()) std::memcpy(t.data_ptr(), bytes.data(), bytes.size());
-  std::vector<at::Tensor> v = {t};
-  impl_->pending.push_back({peer, t, impl_->group->send(v, peer, tag)});
+  std::vector<at::Tensor> t = {byte_tensor(bytes)};
+  impl_->pending.push_back({peer, t[0], impl_->group->send(t, peer, tag)});
 }
 
 std::vector<std::uint8_t> ProcessGroup::recv_tagged(int peer, int tag, std::size_t count) {
   if (tag < 2) throw Error("", "", "message tags 0 and 1 are reserved");
-  std::vector<at::Tensor> t = {torch::empty({static_cast<std::int64_t>(count)}, torch::kUInt8)};
-  impl_->finish(impl_->group->recv(t, peer, tag), peer, "receive");
-  const auto* p = t[0].data_ptr<std::uint8_t>();
-  return std::vector<std::uint8_t>(p, p + count);
+  return impl_->receive(peer, tag, count);
 }
 
 void ProcessGroup::flush() {

@@ -94,6 +94,16 @@ std::vector<std::int64_t> dims_of(const Tensor& t) {
   return d;
 }
 
+// A graph output copied to the host as doubles (empty when it has no value).
+HostTensor host_tensor(const std::string& name, const at::Tensor& v) {
+  HostTensor h{name, {}, {}};
+  if (!v.defined()) return h;
+  const at::Tensor c = v.to(at::kCPU).to(at::kDouble).contiguous();
+  h.shape.assign(c.sizes().begin(), c.sizes().end());
+  h.values.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+  return h;
+}
+
 struct Task {
   int op = -1;                  // an op to run, or
   int tensor = -1, src = -1;    // a tensor to copy from worker src, or
@@ -614,13 +624,7 @@ struct Executor::Impl {
       at::Tensor v = host_value[t];
       if (!v.defined() && ts.producer >= 0 && !placement.empty())
         v = slots[static_cast<std::size_t>(t) * W + placement[ts.producer]];
-      HostTensor h{ts.name, {}, {}};
-      if (v.defined()) {
-        at::Tensor c = v.to(at::kCPU).to(at::kDouble).contiguous();
-        h.shape.assign(c.sizes().begin(), c.sizes().end());
-        h.values.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-      }
-      out.push_back(std::move(h));
+      out.push_back(host_tensor(ts.name, v));
     }
     return out;
   }
@@ -685,10 +689,7 @@ struct Executor::Impl {
       for (int t = 0; t < T; ++t) {
         const Tensor& ts = g.tensor(t);
         if (!ts.is_graph_output) continue;
-        const at::Tensor c = input(t).to(at::kCPU).to(at::kDouble).contiguous();
-        HostTensor h{ts.name, {c.sizes().begin(), c.sizes().end()}, {}};
-        h.values.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-        out.push_back(std::move(h));
+        out.push_back(host_tensor(ts.name, input(t)));
       }
     x.flush();
     if (seconds) *seconds = seconds_between(start, Clock::now());

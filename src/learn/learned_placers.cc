@@ -71,10 +71,8 @@ class LearnedListPlacer : public Placer {
       return best;
     }
     if (name_ == "learned-discrepancy") {
-      // Rounds of 16 rollouts (at least 2 rounds): chosen among 1, 2, 4, 8 rounds at 64 evaluations
-      // and 8 to 250 at 500 and 2,000 (docs/learned.md says on what).
       const int budget = o.eval_budget > 0 ? static_cast<int>(o.eval_budget) : 64;
-      return policy.decode_with_discrepancies(p, *reward, budget, std::max(2, budget / 16), o.objective);
+      return policy.decode_with_discrepancies(p, *reward, budget, 0, o.objective);
     }
     ListPolicyConfig c;
     if (o.samples > 0) c.samples = o.samples;
@@ -84,8 +82,7 @@ class LearnedListPlacer : public Placer {
       // Half the budget fine-tunes the policy, the rest decodes it with discrepancies.
       CountingReward counted(*reward);
       fine_tune_list_policy(policy, p, counted, budget / 2, c, o.seed);
-      const int left = static_cast<int>(budget - counted.count());
-      return policy.decode_with_discrepancies(p, counted, left, std::max(2, left / 16), o.objective);
+      return policy.decode_with_discrepancies(p, counted, static_cast<int>(budget - counted.count()), 0, o.objective);
     }
     const ListTuneResult r = fine_tune_list_policy(policy, p, *reward, budget, c, o.seed);
     return name_ == "learned-tuned" ? r.policy : r.best;

@@ -174,10 +174,9 @@ Placement ListPolicy::decode_with_discrepancies(const Problem& p, Reward& reward
   TorchScope scope(0);
   std::mt19937_64 rng(0);  // unused: every decision is greedy or forced
   auto& m = *impl_;
-  std::vector<int> forced_best;  // the incumbent's forced decisions
   Rollout best_rollout = m.rollout(p, 1, Choice::greedy, rng, objective);
   const int T = static_cast<int>(best_rollout.actions.size(1)), D = p.num_devices();
-  forced_best.assign(T, -1);
+  std::vector<int> forced_best(T, -1);  // the incumbent's forced decisions
   auto latency = [&](const Placement& pl) {
     const Evaluation e = reward.evaluate(pl);
     return e.feasible ? e.latency : kInfeasibleTime;
@@ -185,6 +184,7 @@ Placement ListPolicy::decode_with_discrepancies(const Problem& p, Reward& reward
   Placement best = best_rollout.placements[0];
   double best_latency = latency(best);
   int left = budget - 1;
+  if (rounds <= 0) rounds = std::max(2, budget / 16);
   // Changes (decision, device) already forced on top of the incumbent.
   using Change = std::vector<std::pair<int, int>>;
   std::set<Change> tried;

@@ -67,8 +67,10 @@ class ListPolicy {
   // probability of another device) and decide greedily after it, so later decisions adapt. In
   // `rounds` rounds, each from the best placement so far (or, when a round found nothing better,
   // at the next most doubtful decisions; once every single change is tried, pairs of them). At
-  // most `budget` evaluations of `reward`; the best.
-  Placement decode_with_discrepancies(const Problem& problem, Reward& reward, int budget, int rounds = 2,
+  // most `budget` evaluations of `reward`; the best. rounds <= 0: rounds of 16 rollouts, at least
+  // 2 (chosen among 1, 2, 4, 8 rounds at 64 evaluations and 8 to 250 at 500 and 2,000;
+  // docs/learned.md says on what).
+  Placement decode_with_discrepancies(const Problem& problem, Reward& reward, int budget, int rounds = 0,
                                       Objective objective = Objective::simulator) const;
 
   struct Impl;

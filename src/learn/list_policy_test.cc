@@ -195,7 +195,8 @@ TEST(ListPolicy, DiscrepancyDecodingKeepsToItsBudgetAndNeverLosesToTheOwnPlaceme
 // accelerator holds alone, every placement the policy makes is feasible, it uses accelerators,
 // and training makes it faster than its untrained self on unseen graphs.
 TEST(ListPolicy, TrainsUnderTheTarnawskiModel) {
-  CorpusOptions co{.graphs = 6, .min_ops = 40, .max_ops = 80, .seed = 5};
+  CorpusOptions co;
+  co.graphs = 6, co.min_ops = 40, co.max_ops = 80, co.seed = 5;
   co.split_memory = true;
   auto train = make_training_corpus(co);
   co.seed = 6, co.graphs = 3;

@@ -15,6 +15,25 @@ namespace {
 // Signed log scale: time gaps span orders of magnitude across graphs and devices.
 float slog(double x) { return static_cast<float>(x >= 0 ? std::log1p(x) : -std::log1p(-x)); }
 
+// Kahn's algorithm over a DAG of `n` nodes that takes, among the ready ones, the node `first`
+// prefers (first(a, b): a goes before b).
+template <class Preds, class Succs, class First>
+std::vector<int> priority_topological_order(int n, Preds preds, Succs succs, First first) {
+  auto later = [&](int a, int b) { return first(b, a); };
+  std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
+  std::vector<int> waiting(n, 0), order;
+  for (int v = 0; v < n; ++v)
+    if ((waiting[v] = static_cast<int>(preds(v).size())) == 0) ready.push(v);
+  while (!ready.empty()) {
+    const int v = ready.top();
+    ready.pop();
+    order.push_back(v);
+    for (int s : succs(v))
+      if (--waiting[s] == 0) ready.push(s);
+  }
+  return order;
+}
+
 }  // namespace
 
 ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective)
@@ -30,27 +49,13 @@ ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective)
     if (fastest < kInfeasibleTime && fastest > 0) fastest_sum += fastest, ++timed;
   }
   unit_ = timed ? fastest_sum / timed : 1e-6;
-  // HEFT's order, but free of the ops' numbering: among the ops whose producers are decided,
-  // the highest rank first, ties by name (a renumbered graph is decided in the same order).
-  auto later = [&](int a, int b) {
-    if (rank_[a] != rank_[b]) return rank_[a] < rank_[b];
-    return g.op(a).name > g.op(b).name;
-  };
   if (objective == Objective::tarnawski) {
     order_units(g);
   } else {
-    std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
-    std::vector<int> waiting(n_, 0);
-    for (int v = 0; v < n_; ++v) waiting[v] = static_cast<int>(g.preds(v).size());
-    for (int v = 0; v < n_; ++v)
-      if (waiting[v] == 0) ready.push(v);
-    while (!ready.empty()) {
-      const int v = ready.top();
-      ready.pop();
+    for (int v : priority_topological_order(
+             n_, [&](int v) -> const std::vector<int>& { return g.preds(v); },
+             [&](int v) -> const std::vector<int>& { return g.succs(v); }, [&](int a, int b) { return decides_first(a, b); }))
       if (!is_folded(g, g.op(v))) decisions_.push_back(v);
-      for (int s : g.succs(v))
-        if (--waiting[s] == 0) ready.push(s);
-    }
   }
   kind_cpu_.resize(D_);
   kind_gpu_.resize(D_);
@@ -62,33 +67,33 @@ ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective)
   reset();
 }
 
+bool ScheduleEnv::decides_first(int a, int b) const {
+  // HEFT's order, but free of the ops' numbering: the highest rank first, ties by name (a
+  // renumbered graph is decided in the same order).
+  if (rank_[a] != rank_[b]) return rank_[a] > rank_[b];
+  return p_.graph().op(a).name < p_.graph().op(b).name;
+}
+
 void ScheduleEnv::order_units(const Graph& g) {
   CoarsenOptions co;
   co.merge_single_predecessor = false;  // co-location only: colour classes and the cycles they close
   const Coarsening c = coarsen(g, co);
   const int U = c.num_groups();
-  // A unit's rank and leader: its member of highest rank (ties by name).
-  auto higher = [&](int a, int b) { return rank_[a] != rank_[b] ? rank_[a] > rank_[b] : g.op(a).name < g.op(b).name; };
+  // A unit's leader: its member decided first.
   std::vector<int> leader(U);
   for (int u = 0; u < U; ++u)
-    leader[u] = *std::min_element(c.members[u].begin(), c.members[u].end(), higher);
-  auto later = [&](int a, int b) { return higher(leader[b], leader[a]); };
-  std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
-  std::vector<int> waiting(U, 0);
-  for (int u = 0; u < U; ++u) waiting[u] = static_cast<int>(c.preds[u].size());
-  for (int u = 0; u < U; ++u)
-    if (waiting[u] == 0) ready.push(u);
-  while (!ready.empty()) {
-    const int u = ready.top();
-    ready.pop();
+    leader[u] = *std::min_element(c.members[u].begin(), c.members[u].end(),
+                                  [&](int a, int b) { return decides_first(a, b); });
+  for (int u : priority_topological_order(
+           U, [&](int u) -> const std::vector<int>& { return c.preds[u]; },
+           [&](int u) -> const std::vector<int>& { return c.succs[u]; },
+           [&](int a, int b) { return decides_first(leader[a], leader[b]); })) {
     decisions_.push_back(leader[u]);
     unit_of_decision_.push_back(u);
     std::vector<int> ops = {leader[u]};
     for (int v : c.members[u])
       if (v != leader[u]) ops.push_back(v);
     unit_ops_.push_back(std::move(ops));
-    for (int s : c.succs[u])
-      if (--waiting[s] == 0) ready.push(s);
   }
   contiguity_.emplace(p_, c);
 }
@@ -104,13 +109,18 @@ void ScheduleEnv::reset() {
   cand_for_ = -1;
 }
 
+double ScheduleEnv::kernel_time(int v, int d) const {
+  // Fused into its producer's kernel when that producer is on d, else its own kernel.
+  const int parent = p_.fusion_parent(v, d);
+  return parent >= 0 && device_[parent] == d ? p_.op_time(v, d) : p_.standalone_time(v, d);
+}
+
 void ScheduleEnv::evaluate_current() const {
   if (cand_for_ == step_) return;
   const int v = current_op();
   for (int d = 0; d < D_; ++d) {
     Candidate& c = cand_[d];
-    const int parent = p_.fusion_parent(v, d);
-    c.time = parent >= 0 && device_[parent] == d ? p_.op_time(v, d) : p_.standalone_time(v, d);
+    c.time = kernel_time(v, d);
     c.runs = c.time < kInfeasibleTime;
     c.fits = c.runs && ledger_->fits(v, d, device_);
     c.ready = edges_.data_ready(v, d, device_, finish_);
@@ -213,8 +223,8 @@ void ScheduleEnv::step(int d) {
   if (contiguity_) {  // the rest of the unit follows its leader, in op (topological) order
     const std::vector<int>& ops = unit_ops_[step_];
     for (std::size_t k = 1; k < ops.size(); ++k) {
-      const int v = ops[k], parent = p_.fusion_parent(v, d);
-      const double time = parent >= 0 && device_[parent] == d ? p_.op_time(v, d) : p_.standalone_time(v, d);
+      const int v = ops[k];
+      const double time = kernel_time(v, d);
       const double ready = edges_.data_ready(v, d, device_, finish_);
       commit(v, d, time < kInfeasibleTime ? std::max(ready, avail_[d]) : ready, time < kInfeasibleTime ? time : 0);
     }

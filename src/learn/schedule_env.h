@@ -71,6 +71,8 @@ class ScheduleEnv {
   void evaluate_current() const;  // fills cand_ for the current op
   bool is_allowed(int d) const;   // REQUIRES evaluate_current()
   void commit(int v, int d, double start, double time);
+  double kernel_time(int v, int d) const;   // v's time on d given the placement so far (fusion)
+  bool decides_first(int a, int b) const;   // the decision order: rank, then name
   void order_units(const Graph& g);  // tarnawski: units_, decisions_ and contiguity_
 
   const Problem& p_;

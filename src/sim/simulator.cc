@@ -81,10 +81,9 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
   // too (the order transfers queue on a link).
   std::vector<double> rank(n_, 0);
   for (int v = n_ - 1; v >= 0; --v) {  // indices are a topological order
-    double fastest = 0;
-    bool timed = false;
-    for (int d = 0; d < D_; ++d)
-      if (const double t = problem.op_time(v, d); t < kInfeasibleTime) fastest = timed ? std::min(fastest, t) : t, timed = true;
+    double fastest = kInfeasibleTime;
+    for (int d = 0; d < D_; ++d) fastest = std::min(fastest, problem.op_time(v, d));
+    if (!(fastest < kInfeasibleTime)) fastest = 0;  // runs nowhere: adds nothing to a path
     double tail = 0;
     for (int s : g.succs(v)) tail = std::max(tail, rank[s]);
     rank[v] = fastest + tail;
