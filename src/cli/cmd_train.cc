@@ -8,6 +8,7 @@
 
 #include "cli/command_list.h"
 #include "cli/training_output.h"
+#include "dist/replica_reward.h"
 #include "exec/measure.h"
 #include "io/placement_io.h"
 #include "learn/hsdag.h"
@@ -110,6 +111,9 @@ void add_train_command(CLI::App& app) {
     int runs = 3, warmup = 1, confirm = 10;
     bool json = false;
     ExecArgs exec;
+    int replicas = 0;
+    double fake_ms = 0;
+    Rendezvous rv = Rendezvous::from_env();
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -150,6 +154,18 @@ void add_train_command(CLI::App& app) {
                   "contiguous accelerator sets, colour classes; infeasible samples are ranked by how far they are)")
       ->check(CLI::IsMember({"sim", "tarnawski"}));
   add_exec_options(*cmd, a->exec);
+  cmd->add_option("--replicas", a->replicas,
+                  "--reward measured: measure each episode's placements in parallel on N replicas of the cluster, "
+                  "`devplace worker` processes of ranks 1..N (this process is rank 0; docs/distributed.md)")
+      ->check(CLI::Range(0, 4096));
+  cmd->add_option("--master-addr", a->rv.master_addr, "--replicas: address of this process's store (default $MASTER_ADDR or 127.0.0.1)");
+  cmd->add_option("--master-port", a->rv.master_port, "--replicas: port of this process's store (default $MASTER_PORT or 29500)");
+  cmd->add_option("--timeout", a->rv.timeout_s,
+                  "--replicas: seconds to wait for the replicas to join and for any one measurement (default 30)");
+  cmd->add_option("--fake-measure-ms", a->fake_ms,
+                  "--replicas: replicas answer with the simulator's latency after sleeping this long instead of running "
+                  "the model (shows how replicas scale when measuring does not compete for this machine's cores)")
+      ->check(CLI::Range(0.0, 1e6));
   cmd->add_option("-o,--output", a->out, "Placement file to write");
   cmd->add_option("--log", a->log, "Training log (CSV)");
   cmd->add_option("--plot", a->plot, "Plot of mean and best sampled latency over episodes (SVG)");
@@ -157,7 +173,7 @@ void add_train_command(CLI::App& app) {
       "--json", a->json,
       "Print the result as one JSON line per graph (greedy_ms, best_sampled_ms, polished_ms, evaluations, ...)");
   // The learned peers (rnn, hierarchical, placeto): same flags, same outputs.
-  cmd->callback([a] {
+  cmd->callback([a, cmd] {
     if (a->resume && a->checkpoint.empty()) throw Error("", "", "--resume needs --checkpoint DIR");
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
@@ -215,18 +231,43 @@ void add_train_command(CLI::App& app) {
       run.also.push_back(others.back()->problem.get());
     }
     std::unique_ptr<Executor> executor;
+    std::unique_ptr<ProcessGroup> group;
+    std::unique_ptr<ReplicaReward> replicas;
+    if (a->replicas > 0 && a->reward != "measured") throw Error("", "", "--replicas measures: add --reward measured");
+    if (a->fake_ms > 0 && a->replicas == 0) throw Error("", "", "--fake-measure-ms is for --replicas");
     if (a->reward == "measured") {
       if (!hsdag && !learned) throw Error("", "", "--reward measured trains --algo hsdag or learned only");
       if (run.objective == Objective::tarnawski)
         throw Error("", "", "--objective tarnawski trains on their latency model: drop --reward measured and --also");
-      executor = make_executor(*ctx, a->exec);
-      run.executor = executor.get();
       run.measure = MeasureOptions{a->warmup, a->runs, 5};
-      run.confirm_runs = a->confirm;
+      if (a->replicas > 0) {
+        // --confirm's default re-measures locally: off with replicas unless asked (then refused).
+        run.confirm_runs = cmd->count("--confirm") ? a->confirm : 0;
+        a->rv.rank = 0;
+        a->rv.world_size = a->replicas + 1;
+        group = std::make_unique<ProcessGroup>(a->rv);
+        replicas = std::make_unique<ReplicaReward>(
+            *group, replica_setup(a->model, a->exec, run.measure, a->fake_ms), [](const std::string& why) {
+              log::warn(why, "replica lost, its placement goes to another: " + why);
+              log::flush_warnings();
+            });
+        run.remote_measurements = replicas.get();
+      } else {
+        executor = make_executor(*ctx, a->exec);
+        run.executor = executor.get();
+        run.confirm_runs = a->confirm;
+      }
     }
     TrainProgress progress(episodes);
     run.on_episode = [&](const EpisodeLog& e) { progress(e); };
-    TrainingOutcome outcome = run_training(pb, run);
+    TrainingOutcome outcome;
+    try {
+      outcome = run_training(pb, run);
+    } catch (...) {
+      if (replicas) replicas->stop();  // the survivors end now, not after their timeout
+      throw;
+    }
+    if (replicas) replicas->stop();
     progress.finish();
     const std::vector<TrainResult>& results = outcome.results;
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -256,6 +297,20 @@ void add_train_command(CLI::App& app) {
     if (executor)
       std::printf("measured reward: %lld placements run (%d warm-up + %d timed runs each) in %.1f s\n",
                   outcome.measured_placements, a->warmup, a->runs, outcome.measuring_seconds);
+    if (replicas) {
+      char what[128];
+      if (a->fake_ms > 0)
+        std::snprintf(what, sizeof what, "answered by the simulator after %g ms each (--fake-measure-ms)", a->fake_ms);
+      else
+        std::snprintf(what, sizeof what, "run (%d warm-up + %d timed runs each)", a->warmup, a->runs);
+      const long long n = replicas->evaluations();
+      std::printf(
+          "measured reward on %d replicas: %lld placements %s in %.2f s, %.3f s per %d placements (an episode); "
+          "%zu replicas lost, their placements measured again elsewhere\n",
+          a->replicas, n, what, replicas->seconds_measuring(),
+          n ? replicas->seconds_measuring() * samples / static_cast<double>(n) : 0.0, samples, replicas->lost().size());
+      for (const std::string& why : replicas->lost()) std::printf("  lost %s\n", why.c_str());
+    }
     if (outcome.confirmed) {
       const Reconfirmed& c = outcome.reconfirmed;
       std::printf(

@@ -4,11 +4,14 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "cli/command_list.h"
 #include "dist/link_profile.h"
 #include "dist/process_exchange.h"
+#include "exec/measure.h"
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -35,33 +38,55 @@ void add_group_options(CLI::App& cmd, GroupArgs& a, bool with_rank) {
 
 namespace {
 
-// A worker's share of a placed run (the job rank 0 sends in run_across_processes): the same
-// model, cluster and seed, so the same weights and inputs; this rank's ops on one CPU worker.
-// The model and its executor are kept while rank 0 sends the same job (timed runs repeat it).
+// The jobs rank 0 sends a worker. "share" (run_across_processes): this rank's share of a placed
+// run, its ops on one CPU worker. "measure" (a replica of train --reward measured): the whole
+// placement on an executor with all the cluster's devices, the median of the timed runs back
+// (with fake_ms > 0: the simulator's latency after sleeping that long, a stand-in for a device
+// that measures without using this machine's cores). Every job names the same model, cluster
+// and seed, so the same weights and inputs; the model and executor are kept while the jobs differ
+// only in their placement (timed runs and training repeat them).
 class JobRunner {
  public:
   explicit JobRunner(ProcessGroup& group) : group_(group) {}
-  void operator()(const std::string& text) {
-    const auto j = nlohmann::json::parse(text);
-    if (text != last_) {
+  std::string operator()(const std::string& text) {
+    auto j = nlohmann::json::parse(text);
+    const Placement placement = j.at("placement").get<Placement>();
+    j.erase("placement");
+    const std::string kind = j.value("kind", "share");
+    if (j != setup_) {
       ex_.reset();
       ModelOptions m;
       m.model = j.at("model"), m.inputs = j.at("inputs").get<std::vector<std::string>>();
       m.cluster = j.at("cluster"), m.costs = j.at("costs"), m.fusion = j.at("fusion");
       ctx_ = load_context(m);
-      ExecOptions o;
-      o.seed = j.at("seed"), o.intra_op_threads = j.at("threads");
-      ex_ = std::make_unique<Executor>(ctx_->problem->graph(), std::vector<WorkerSpec>{WorkerSpec{}}, o);
-      last_ = text;
+      ExecArgs e;
+      e.weights_seed = j.at("seed"), e.threads = j.at("threads"), e.no_pin = j.value("no_pin", false);
+      if (kind == "share") {
+        ExecOptions o;
+        o.seed = e.weights_seed, o.intra_op_threads = e.threads;
+        ex_ = std::make_unique<Executor>(ctx_->problem->graph(), std::vector<WorkerSpec>{WorkerSpec{}}, o);
+      } else if (j.value("fake_ms", 0.0) <= 0) {
+        ex_ = make_executor(*ctx_, e);
+      }
+      setup_ = j;
     }
-    ProcessExchange x(group_);
-    ex_->run_share(j.at("placement").get<Placement>(), j.at("device_ranks").get<std::vector<int>>(), group_.rank(),
-                   x);
+    if (kind == "share") {
+      ProcessExchange x(group_);
+      ex_->run_share(placement, j.at("device_ranks").get<std::vector<int>>(), group_.rank(), x);
+      return {};
+    }
+    if (kind != "measure") throw Error("", "", "unknown job kind '" + kind + "'");
+    if (const double fake_ms = j.value("fake_ms", 0.0); fake_ms > 0) {
+      std::this_thread::sleep_for(std::chrono::microseconds(static_cast<std::int64_t>(fake_ms * 1000)));
+      return nlohmann::json{{"latency", Simulator(*ctx_->problem).makespan(placement)}}.dump();
+    }
+    const Measurement m = measure(*ex_, placement, j.at("warmup"), j.at("runs"));
+    return nlohmann::json{{"latency", m.median}, {"samples", m.samples}}.dump();
   }
 
  private:
   ProcessGroup& group_;
-  std::string last_;
+  nlohmann::json setup_;
   std::unique_ptr<Context> ctx_;
   std::unique_ptr<Executor> ex_;
 };
@@ -74,6 +99,14 @@ bool same_outputs(const std::vector<HostTensor>& a, const std::vector<HostTensor
 }
 
 }  // namespace
+
+std::string replica_setup(const ModelOptions& model, const ExecArgs& e, const MeasureOptions& m, double fake_ms) {
+  return nlohmann::json{{"kind", "measure"},    {"model", model.model},      {"inputs", model.inputs},
+                        {"cluster", model.cluster}, {"costs", model.costs},  {"fusion", model.fusion},
+                        {"seed", e.weights_seed}, {"threads", e.threads},    {"no_pin", e.no_pin},
+                        {"warmup", m.warmup},     {"runs", m.runs},          {"fake_ms", fake_ms}}
+      .dump();
+}
 
 int run_across_processes(const ModelOptions& model, const Context& ctx, const Placement& placement,
                          const std::string& label, const ExecArgs& e, const Rendezvous& rv,
@@ -135,7 +168,7 @@ void add_worker_command(CLI::App& app) {
     if (a->rv.rank == 0) throw Error("", "", "rank 0 is the process that measures (devplace links), not a worker");
     ProcessGroup group(a->rv);
     JobRunner runner(group);
-    serve_worker(group, *die_after, [&](const std::string& job) { runner(job); });
+    serve_worker(group, *die_after, [&](const std::string& job) { return runner(job); });
   });
 }
 

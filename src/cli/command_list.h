@@ -6,6 +6,7 @@
 #include "cli/context.h"
 #include "dist/process_group.h"
 #include "exec/executor.h"
+#include "exec/measure.h"
 #include "place/placer.h"
 
 namespace devplace::cli {
@@ -58,5 +59,10 @@ void add_links_command(CLI::App& app);
 int run_across_processes(const ModelOptions& model, const Context& ctx, const Placement& placement,
                          const std::string& label, const ExecArgs& e, const Rendezvous& rv,
                          const std::vector<int>& device_ranks, int warmup, int runs);
+
+// The JSON every measurement job of a replica shares (`devplace worker` runs it; the job adds the
+// placement): train --reward measured --replicas N. fake_ms > 0: the replica answers with the
+// simulator's latency after sleeping that long instead of running the model.
+std::string replica_setup(const ModelOptions& model, const ExecArgs& e, const MeasureOptions& m, double fake_ms);
 
 }  // namespace devplace::cli

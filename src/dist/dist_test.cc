@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 
 #include "dist/process_group.h"
@@ -168,6 +169,73 @@ TEST(Distributed, RendezvousChecksItsFields) {
   EXPECT_EQ(sizes.status, 1) << sizes.output;
   EXPECT_NE(sizes.output.find("message sizes must be positive, got -5"), std::string::npos) << sizes.output;
   EXPECT_LT(sizes.seconds, 10) << sizes.output;
+}
+
+// HSDAG trained with a measured reward on replicas (`train --replicas N`). With --fake-measure-ms
+// a replica answers with the simulator's latency, so the rewards do not depend on which replica
+// measured a placement and runs can be compared exactly.
+const char* kReplicaTraining =
+    " -q train resnet50 --cluster clusters/local2.toml --reward measured --fake-measure-ms 10 --episodes 4 "
+    "--samples 6 --seed 3";
+
+std::string group_of(int world_size) {
+  return " --world-size " + std::to_string(world_size) + " --master-port " + std::to_string(free_port()) +
+         " --timeout 10";
+}
+
+// The result lines (greedy, best sampled, evaluations) of a training run's output.
+std::string trained(const std::string& output) {
+  const auto from = output.find("policy (greedy)"), to = output.find("measured reward on");
+  return from == std::string::npos || to == std::string::npos ? "(no result)" : output.substr(from, to - from);
+}
+
+// Rank 0 of a training run on `replicas` replicas (the group's workers already started).
+Result train_on(int replicas, const std::string& group, const std::string& extra = "") {
+  std::string g = group;
+  g.replace(g.find("--world-size"), std::string("--world-size ").size() + 1, "--replicas " + std::to_string(replicas));
+  return run(bin() + kReplicaTraining + g + extra);
+}
+
+TEST(Distributed, TrainingOnTwoReplicasSurvivesLosingOneAndEqualsOneReplica) {
+  const std::string one = group_of(2);
+  start_worker("--rank 1" + one);
+  const Result alone = train_on(1, one);
+  ASSERT_EQ(alone.status, 0) << alone.output;
+  EXPECT_NE(alone.output.find("27 placements answered"), std::string::npos) << alone.output;  // 4 x 6 + 2 + 1
+
+  const std::string two = group_of(3);
+  start_worker("--rank 1" + two);
+  start_worker("--rank 2 --die-after 4" + two);  // vanishes with its fifth answer
+  const Result shared = train_on(2, two);
+  ASSERT_EQ(shared.status, 0) << shared.output;
+  EXPECT_NE(shared.output.find("lost rank 2: receive failed"), std::string::npos) << shared.output;
+  EXPECT_NE(shared.output.find("27 placements answered"), std::string::npos) << shared.output;
+  EXPECT_NE(shared.output.find("1 replicas lost"), std::string::npos) << shared.output;
+  EXPECT_EQ(trained(shared.output), trained(alone.output));
+}
+
+TEST(Distributed, TrainingStopsAtACheckpointWhenNoReplicaIsLeftAndResumesExactly) {
+  const std::string first = group_of(2);
+  start_worker("--rank 1" + first);
+  const Result uninterrupted = train_on(1, first);
+  ASSERT_EQ(uninterrupted.status, 0) << uninterrupted.output;
+
+  const std::string dir = ::testing::TempDir() + "/replica_checkpoint";
+  std::filesystem::remove_all(dir);
+  const std::string second = group_of(2);
+  start_worker("--rank 1 --die-after 16" + second);  // dies in the third episode
+  const Result stopped = train_on(1, second, " --checkpoint " + dir);
+  EXPECT_EQ(stopped.status, 1) << stopped.output;
+  EXPECT_NE(stopped.output.find("no replica left to measure on"), std::string::npos) << stopped.output;
+  EXPECT_NE(stopped.output.find("training stopped after 2 episodes, checkpoint in " + dir), std::string::npos)
+      << stopped.output;
+  EXPECT_LT(stopped.seconds, 20) << stopped.output;
+
+  const std::string third = group_of(2);
+  start_worker("--rank 1" + third);
+  const Result resumed = train_on(1, third, " --checkpoint " + dir + " --resume");
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_EQ(trained(resumed.output), trained(uninterrupted.output));
 }
 
 }  // namespace

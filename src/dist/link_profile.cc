@@ -71,51 +71,65 @@ std::vector<LinkMeasurement> measure_links(ProcessGroup& g, const LinkProfileOpt
   return out;
 }
 
+void stop_worker(ProcessGroup& g, int peer) { g.send_words(peer, kStop, 0, 0); }
+
 void stop_workers(ProcessGroup& g) {
-  for (int peer = 1; peer < g.size(); ++peer) g.send_words(peer, kStop, 0, 0);
+  for (int peer = 1; peer < g.size(); ++peer) stop_worker(g, peer);
+}
+
+void send_job_to(ProcessGroup& g, int peer, const std::string& job) {
+  g.send_words(peer, kJob, static_cast<std::int64_t>(job.size()), 0);
+  g.send(peer, std::vector<std::uint8_t>(job.begin(), job.end()));
 }
 
 void send_job(ProcessGroup& g, const std::string& job) {
-  for (int peer = 1; peer < g.size(); ++peer) {
-    g.send_words(peer, kJob, static_cast<std::int64_t>(job.size()), 0);
-    g.send(peer, std::vector<std::uint8_t>(job.begin(), job.end()));
-  }
+  for (int peer = 1; peer < g.size(); ++peer) send_job_to(g, peer, job);
+}
+
+std::string job_result(ProcessGroup& g, int peer, const std::vector<std::int64_t>& words) {
+  if (words.size() != 3 || (words[0] != kJobDone && words[0] != kJobFailed) || words[1] < 0)
+    throw PeerLost(peer, "unexpected answer to a job");
+  const auto bytes = words[1] > 0 ? g.recv(peer, static_cast<std::size_t>(words[1])) : std::vector<std::uint8_t>();
+  std::string text(bytes.begin(), bytes.end());
+  if (words[0] == kJobFailed) throw Error("rank " + std::to_string(peer), "", text);
+  return text;
 }
 
 void wait_for_jobs(ProcessGroup& g) {
-  for (int peer = 1; peer < g.size(); ++peer) {
-    const auto w = g.recv_words(peer);
-    if (w[0] == kJobFailed) {
-      const auto why = g.recv(peer, static_cast<std::size_t>(w[1]));
-      throw Error("rank " + std::to_string(peer), "", std::string(why.begin(), why.end()));
-    }
-    if (w[0] != kJobDone) throw Error("rank " + std::to_string(peer), "", "unexpected answer to a job");
-  }
+  for (int peer = 1; peer < g.size(); ++peer) job_result(g, peer, g.recv_words(peer));
 }
 
-void serve_worker(ProcessGroup& g, int die_after, const std::function<void(const std::string&)>& on_job) {
+void serve_worker(ProcessGroup& g, int die_after, const std::function<std::string(const std::string&)>& on_job) {
   int answered = 0;
+  auto count_answer = [&] {
+    if (die_after > 0 && ++answered > die_after) std::_Exit(3);  // fault injection: vanish mid-exchange
+  };
+  auto answer = [&](std::int64_t kind, const std::string& text) {
+    count_answer();
+    g.send_words(0, kind, static_cast<std::int64_t>(text.size()), 0);
+    if (!text.empty()) g.send(0, std::vector<std::uint8_t>(text.begin(), text.end()));
+  };
   for (;;) {
     const auto req = g.recv_words(0);
     if (req[0] == kStop) return;
     if (req[0] == kJob) {
       const auto text = g.recv(0, static_cast<std::size_t>(req[1]));
+      std::string result;
       try {
         if (!on_job) throw Error("", "", "this worker takes no jobs");
-        on_job(std::string(text.begin(), text.end()));
-        g.send_words(0, kJobDone, 0, 0);
+        result = on_job(std::string(text.begin(), text.end()));
       } catch (const Error& e) {  // rank 0 reports it; the worker serves on
-        const std::string why = e.what();
-        g.send_words(0, kJobFailed, static_cast<std::int64_t>(why.size()), 0);
-        g.send(0, std::vector<std::uint8_t>(why.begin(), why.end()));
+        answer(kJobFailed, e.what());
+        continue;
       }
+      answer(kJobDone, result);
       continue;
     }
     if (req[0] != kEcho || req[1] < 1 || req[2] < 0)
       throw Error("rank 0", "", "unknown request " + std::to_string(req[0]));
     for (std::int64_t r = 0; r < req[2]; ++r) {
       auto msg = g.recv(0, static_cast<std::size_t>(req[1]));
-      if (die_after > 0 && ++answered > die_after) std::_Exit(3);  // fault injection: vanish mid-exchange
+      count_answer();
       g.send(0, msg);
     }
   }

@@ -34,15 +34,24 @@ std::vector<LinkMeasurement> measure_links(ProcessGroup& group, const LinkProfil
 
 // Rank 0 only: tells every worker to return from serve_worker().
 void stop_workers(ProcessGroup& group);
+// Rank 0 only: tells one worker to return from serve_worker().
+void stop_worker(ProcessGroup& group, int peer);
 
 // A worker's loop: answers rank 0's requests until told to stop: echoes (measure_links) and
-// jobs (send_job: `on_job` runs the text rank 0 sent, then the worker reports done). `die_after`
-// > 0 (fault injection for tests) ends the process abruptly after that many answered messages.
+// jobs (send_job: `on_job` runs the text rank 0 sent and returns a result text, then the worker
+// reports done with it; an Error it throws is reported as the job's failure). `die_after` > 0
+// (fault injection for tests) ends the process abruptly after that many answered messages.
 void serve_worker(ProcessGroup& group, int die_after = 0,
-                  const std::function<void(const std::string&)>& on_job = {});
+                  const std::function<std::string(const std::string&)>& on_job = {});
 
 // Rank 0 only: hands `job` (a text the workers' on_job understands) to every worker.
 void send_job(ProcessGroup& group, const std::string& job);
+// Rank 0 only: hands `job` to one worker; its answer arrives as control words (post_words and
+// wait_any_words, or recv_words) that job_result reads.
+void send_job_to(ProcessGroup& group, int peer, const std::string& job);
+// The result text of a job whose answer `words` came from `peer`. Throws Error with the
+// worker's reason when the job failed there, PeerLost when the answer makes no sense.
+std::string job_result(ProcessGroup& group, int peer, const std::vector<std::int64_t>& words);
 // Rank 0 only: waits until every worker reports its job done; throws Error naming a worker that
 // failed (it reports why) or went silent.
 void wait_for_jobs(ProcessGroup& group);

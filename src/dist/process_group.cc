@@ -8,6 +8,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <thread>
 
 #include "util/error.h"
 
@@ -85,15 +90,34 @@ struct ProcessGroup::Impl {
   // Waits for `work`; a failure or a timeout becomes an Error naming the peer.
   void finish(const c10::intrusive_ptr<c10d::Work>& work, int peer, const char* what) {
     try {
-      if (!work->wait(millis(rv.timeout_s)))
-        throw Error("rank " + std::to_string(peer), "", std::string(what) + " did not complete");
+      if (!work->wait(millis(rv.timeout_s))) throw PeerLost(peer, std::string(what) + " did not complete");
     } catch (const Error&) {
       throw;
     } catch (const std::exception& e) {
-      throw Error("rank " + std::to_string(peer), "",
-                  std::string(what) + " failed within " + std::to_string(static_cast<int>(rv.timeout_s)) +
-                      " s (the process died, hung or lost its connection): " + first_line(e.what()));
+      throw lost(peer, what, e);
     }
+  }
+
+  PeerLost lost(int peer, const char* what, const std::exception& e) const {
+    return PeerLost(peer, std::string(what) + " failed within " + std::to_string(static_cast<int>(rv.timeout_s)) +
+                              " s (the process died, hung or lost its connection): " + first_line(e.what()));
+  }
+
+  // post_words / wait_any_words: Gloo has no wait-for-any (and a receive's completion shows only
+  // in wait()), so each posted receive is waited for by a thread of its own, bounded by the
+  // timeout, which queues the answer or the failure.
+  struct Answer {
+    int peer;
+    std::vector<std::int64_t> words;
+    std::string failure;  // empty when the words arrived
+  };
+  std::mutex mutex;
+  std::condition_variable arrived;
+  std::deque<Answer> answers;
+  std::map<int, std::thread> waiters;  // by peer, until its answer is taken
+
+  ~Impl() {
+    for (auto& [peer, t] : waiters) t.join();  // each ends within the timeout
   }
 };
 
@@ -159,6 +183,42 @@ std::vector<std::int64_t> ProcessGroup::recv_words(int peer) {
   impl_->finish(impl_->group->recv(t, peer, 1), peer, "receive");
   const auto* p = t[0].data_ptr<std::int64_t>();
   return {p[0], p[1], p[2]};
+}
+
+void ProcessGroup::post_words(int peer) {
+  Impl& m = *impl_;
+  if (m.waiters.count(peer)) throw Error("rank " + std::to_string(peer), "", "a receive is already posted");
+  std::vector<at::Tensor> t = {torch::zeros({3}, torch::kInt64)};
+  auto work = m.group->recv(t, peer, 1);
+  m.waiters[peer] = std::thread([&m, peer, words = t[0], work] {
+    Impl::Answer a{peer, {}, {}};
+    try {
+      m.finish(work, peer, "receive");
+      const auto* w = words.data_ptr<std::int64_t>();
+      a.words = {w[0], w[1], w[2]};
+    } catch (const Error& e) {
+      a.failure = e.reason();
+    }
+    std::lock_guard<std::mutex> lock(m.mutex);
+    m.answers.push_back(std::move(a));
+    m.arrived.notify_one();
+  });
+}
+
+std::pair<int, std::vector<std::int64_t>> ProcessGroup::wait_any_words() {
+  Impl& m = *impl_;
+  if (m.waiters.empty()) throw Error("", "", "waiting for an answer, but no receive is posted");
+  Impl::Answer a;
+  {
+    std::unique_lock<std::mutex> lock(m.mutex);
+    m.arrived.wait(lock, [&] { return !m.answers.empty(); });
+    a = std::move(m.answers.front());
+    m.answers.pop_front();
+  }
+  m.waiters.at(a.peer).join();
+  m.waiters.erase(a.peer);
+  if (!a.failure.empty()) throw PeerLost(a.peer, a.failure);
+  return {a.peer, std::move(a.words)};
 }
 
 }  // namespace devplace

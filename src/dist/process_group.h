@@ -12,9 +12,22 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "util/error.h"
+
 namespace devplace {
+
+// A peer that died, hung or lost its connection (an Error naming its rank).
+class PeerLost : public Error {
+ public:
+  PeerLost(int peer, const std::string& why) : Error("rank " + std::to_string(peer), "", why), peer_(peer) {}
+  int peer() const { return peer_; }
+
+ private:
+  int peer_;
+};
 
 struct Rendezvous {
   std::string master_addr = "127.0.0.1";
@@ -57,6 +70,14 @@ class ProcessGroup {
   // Control words (a fixed 3 x int64 message).
   void send_words(int peer, std::int64_t a, std::int64_t b, std::int64_t c);
   std::vector<std::int64_t> recv_words(int peer);
+  // Waiting on several peers at once (rank 0 of a replica pool): post_words starts receiving
+  // one control-word message from `peer` (at most one posted per peer); wait_any_words returns
+  // the first posted message to arrive, as {peer, words}. A posted receive that fails, or that
+  // waits longer than the timeout after it was posted, throws PeerLost naming the peer (the post
+  // is dropped; the others stay posted). Throws Error when nothing is posted. These two may
+  // be called while other calls are idle only (one thread drives the group).
+  void post_words(int peer);
+  std::pair<int, std::vector<std::int64_t>> wait_any_words();
 
  private:
   struct Impl;

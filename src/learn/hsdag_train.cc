@@ -284,12 +284,13 @@ std::vector<int> masked_choice(ContiguityMask& mask, const float* pr, int units,
 // each sample's decisions under the same restriction.
 void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const NetOutput& out,
                     std::uniform_real_distribution<double>& unif, std::mt19937_64& rng, const HsdagConfig& cfg,
-                    double entropy_weight, const std::function<void(int, Placement)>& score,
+                    double entropy_weight, const std::function<void(std::vector<Placement>)>& score,
                     const std::vector<double>& rewards, double& kl, double& entropy) {
   const int D = task.problem->num_devices(), K = cfg.samples, U = task.prep.coarse.num_groups();
   const auto [rows, probs] = node_rows(out);
   auto allowed = torch::zeros({K, U, D}, torch::kBool);
   std::vector<int64_t> actions(static_cast<std::size_t>(K) * U);
+  std::vector<Placement> batch;
   for (int k = 0; k < K; ++k) {
     std::vector<int> unit_device = masked_choice(*task.mask, probs.data_ptr<float>(), U, D,
                                                  allowed.data_ptr<bool>() + static_cast<std::size_t>(k) * U * D,
@@ -304,8 +305,9 @@ void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const Ne
                                                    return last;
                                                  });
     std::copy(unit_device.begin(), unit_device.end(), actions.begin() + static_cast<std::ptrdiff_t>(k) * U);
-    score(k, expand(task.prep.coarse, unit_device));
+    batch.push_back(expand(task.prep.coarse, unit_device));
   }
+  score(std::move(batch));
   const std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
   auto a = torch::from_blob(actions.data(), {K, U}, torch::kLong);
   auto adv_t = torch::from_blob(const_cast<float*>(adv.data()), {K}, torch::kFloat);
@@ -345,15 +347,19 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   std::vector<double> rewards(K), latencies(K);
   int feasible = 0;
   const RewardKind kind = cfg.reward == "speedup" ? RewardKind::speedup : RewardKind::inverse;
-  auto score = [&](int k, Placement p) {
-    Evaluation e = task.reward->evaluate(p);
-    ++ts.evaluations;
-    latencies[k] = e.latency;
-    rewards[k] = placement_reward(e, task.reference.latency, kind, cfg.overflow_penalty);
-    feasible += e.feasible ? 1 : 0;
-    if (e.feasible && e.latency < ts.best_latency) {
-      ts.best_latency = e.latency;
-      ts.best = std::move(p);
+  // The K samples are evaluated together (a replicated measured reward runs them in parallel).
+  auto score = [&](std::vector<Placement> batch) {
+    const std::vector<Evaluation> evaluations = task.reward->evaluate_batch(batch);
+    for (int k = 0; k < K; ++k) {
+      const Evaluation& e = evaluations[k];
+      ++ts.evaluations;
+      latencies[k] = e.latency;
+      rewards[k] = placement_reward(e, task.reference.latency, kind, cfg.overflow_penalty);
+      feasible += e.feasible ? 1 : 0;
+      if (e.feasible && e.latency < ts.best_latency) {
+        ts.best_latency = e.latency;
+        ts.best = std::move(batch[k]);
+      }
     }
   };
   double kl = 0, entropy = 0;
@@ -364,6 +370,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
     auto probs = old_logp.exp().contiguous();
     const float* pr = probs.data_ptr<float>();
     std::vector<int64_t> actions(static_cast<std::size_t>(K) * U);
+    std::vector<Placement> batch;
     for (int k = 0; k < K; ++k) {
       int64_t* a = &actions[static_cast<std::size_t>(k) * U];
       for (int u = 0; u < U; ++u) {
@@ -376,8 +383,9 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
           }
         a[u] = d;
       }
-      score(k, placement_of(task, out.unit_of_node, a));
+      batch.push_back(placement_of(task, out.unit_of_node, a));
     }
+    score(std::move(batch));
     const std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
     auto a = torch::from_blob(actions.data(), {K, U}, torch::kLong);
     auto adv_t = torch::from_blob(const_cast<float*>(adv.data()), {K}, torch::kFloat);
@@ -487,8 +495,21 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   for (; !settled_before && st.episode < cfg.episodes; ++st.episode) {
     if (cfg.stop_after > 0 && run_episodes >= cfg.stop_after) break;
     set_lr(opt, cfg.lr * lr_share_at(cfg.pg, st.episode, cfg.episodes));
-    EpisodeLog e =
-        train_episode(net, opt, task, st.task, st.rng, cfg, entropy_weight_at(cfg.pg, st.episode, cfg.episodes));
+    // A reward that fails mid-episode (every measuring replica lost) leaves the network and the
+    // optimiser as the last episode left them (the update follows the evaluations): checkpoint
+    // that state, with the generator rewound, so --resume repeats this episode exactly.
+    const std::mt19937_64 rng_before = st.rng;
+    EpisodeLog e;
+    try {
+      e = train_episode(net, opt, task, st.task, st.rng, cfg, entropy_weight_at(cfg.pg, st.episode, cfg.episodes));
+    } catch (const Error& failure) {
+      if (cfg.checkpoint_dir.empty()) throw;
+      st.rng = rng_before;
+      save_checkpoint(cfg.checkpoint_dir, net, opt, st, task.prep);
+      throw Error(failure.file(), failure.node(),
+                  failure.reason() + "; training stopped after " + std::to_string(st.episode) +
+                      " episodes, checkpoint in " + cfg.checkpoint_dir + " (continue with --resume)");
+    }
     e.episode = st.episode + 1;
     st.log.push_back(e);
     ++run_episodes;

@@ -294,8 +294,7 @@ struct Scored {
 
 Scored score(const std::vector<Placement>& placements, Reward& reward, double reference, double penalty) {
   Scored s;
-  for (const auto& pl : placements) {
-    const Evaluation e = reward.evaluate(pl);
+  for (const Evaluation& e : reward.evaluate_batch(placements)) {
     s.latency.push_back(e.feasible ? e.latency : kInfeasibleTime);
     s.reward.push_back(placement_reward(e, reference, RewardKind::speedup, penalty));
   }

@@ -29,8 +29,11 @@ Evaluation SimulatedReward::evaluate(const Placement& placement) {
 SingleDeviceReference best_single_device(const Problem& problem, Reward& reward) {
   SingleDeviceReference r;
   double best = std::numeric_limits<double>::infinity();
+  std::vector<Placement> singles;
+  for (int d = 0; d < problem.num_devices(); ++d) singles.emplace_back(problem.num_ops(), d);
+  const std::vector<Evaluation> evaluations = reward.evaluate_batch(singles);
   for (int d = 0; d < problem.num_devices(); ++d) {
-    const Evaluation e = reward.evaluate(Placement(problem.num_ops(), d));
+    const Evaluation& e = evaluations[d];
     if (std::isfinite(e.latency) && e.latency > 0 && (e.feasible || !std::isfinite(best)) && e.latency < best)
       best = e.latency, r.device = d;
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cost/cost_model.h"
 #include "place/placer.h"
@@ -33,6 +34,15 @@ class Reward {
   virtual std::string name() const = 0;
   // Evaluates one placement. May be slow (real runs); called from one thread.
   virtual Evaluation evaluate(const Placement& placement) = 0;
+  // Evaluates several placements (result i belongs to placements[i]). The default evaluates them
+  // one by one; a reward that measures on several replicas at once (dist/replica_reward.h)
+  // overrides it. Trainers pass a whole batch of samples here.
+  virtual std::vector<Evaluation> evaluate_batch(const std::vector<Placement>& placements) {
+    std::vector<Evaluation> out;
+    out.reserve(placements.size());
+    for (const Placement& p : placements) out.push_back(evaluate(p));
+    return out;
+  }
   // The latency model behind it (a learner may sample only placements feasible under it).
   virtual Objective objective() const { return Objective::simulator; }
 };
@@ -59,6 +69,10 @@ class CountingReward : public Reward {
   Evaluation evaluate(const Placement& placement) override {
     ++count_;
     return inner_.evaluate(placement);
+  }
+  std::vector<Evaluation> evaluate_batch(const std::vector<Placement>& placements) override {
+    count_ += static_cast<long long>(placements.size());
+    return inner_.evaluate_batch(placements);
   }
   long long count() const { return count_; }
   Objective objective() const override { return inner_.objective(); }

@@ -13,12 +13,17 @@ namespace {
 
 void check(const TrainingRun& run) {
   const bool hsdag = run.algo == "hsdag", learned = run.algo == "learned";
-  if (run.executor && !hsdag && !learned)
+  const bool measured = run.executor || run.remote_measurements;
+  if (run.executor && run.remote_measurements)
+    throw Error("", "", "measure on the local executor or on replicas, not both");
+  if (run.remote_measurements && run.confirm_runs > 0)
+    throw Error("", "", "--confirm re-measures on the local executor: drop it with --replicas");
+  if (measured && !hsdag && !learned)
     throw Error("", "", "a measured reward trains hsdag and learned only (--algo hsdag or learned)");
   if (learned && !run.also.empty())
     throw Error("", "", "--algo learned fine-tunes on one graph (the simulator, Tarnawski's model or measurements)");
-  if (run.executor && !run.also.empty()) throw Error("", "", "--also trains on the simulator; drop --reward measured");
-  if (run.objective == Objective::tarnawski && (run.executor || !run.also.empty()))
+  if (measured && !run.also.empty()) throw Error("", "", "--also trains on the simulator; drop --reward measured");
+  if (run.objective == Objective::tarnawski && (measured || !run.also.empty()))
     throw Error("", "", "--objective tarnawski trains on their latency model: drop --reward measured and --also");
   if (!hsdag && !learned && run.algo != "placeto" &&
       (!run.also.empty() || !run.peer.init_policy.empty() || !run.peer.save_policy.empty()))
@@ -46,7 +51,9 @@ TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
   std::unique_ptr<Reward> simulated = make_reward(problem, run.objective);
   std::unique_ptr<MeasuredReward> measured;
   if (run.executor) measured = std::make_unique<MeasuredReward>(*run.executor, run.measure);
-  Reward& reward = measured ? static_cast<Reward&>(*measured) : *simulated;
+  Reward& reward = measured                   ? static_cast<Reward&>(*measured)
+                   : run.remote_measurements ? *run.remote_measurements
+                                             : *simulated;
   std::vector<std::unique_ptr<SimulatedReward>> other_rewards;
   for (const Problem* p : run.also) other_rewards.push_back(std::make_unique<SimulatedReward>(*p));
 

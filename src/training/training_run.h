@@ -30,6 +30,9 @@ struct TrainingRun {
   // Set: the reward is the measured median latency on this executor (hsdag and learned). REQUIRES: it
   // outlives the call.
   Executor* executor = nullptr;
+  // Set instead of an executor: measurements made elsewhere (dist/replica_reward.h: replicas in
+  // other processes, a batch of samples measured in parallel). REQUIRES: it outlives the call.
+  Reward* remote_measurements = nullptr;
   MeasureOptions measure{1, 3, 5};
   // Measured rewards: re-measure the best few placements this many times each and keep the best
   // median (0 = keep the training's own best).
@@ -45,7 +48,7 @@ struct Reconfirmed {
 
 struct TrainingOutcome {
   std::vector<TrainResult> results;  // per graph, the main one first
-  // Measured rewards only.
+  // Measured rewards on the executor only (the remote reward keeps its own figures).
   long long measured_placements = 0;
   double measuring_seconds = 0;
   bool confirmed = false;  // results[0].best / best_latency come from the confirmation below
