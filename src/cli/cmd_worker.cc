@@ -62,9 +62,7 @@ class JobRunner {
       ExecArgs e;
       e.weights_seed = j.at("seed"), e.threads = j.at("threads"), e.no_pin = j.value("no_pin", false);
       if (kind == "share") {
-        ExecOptions o;
-        o.seed = e.weights_seed, o.intra_op_threads = e.threads;
-        ex_ = std::make_unique<Executor>(ctx_->problem->graph(), std::vector<WorkerSpec>{WorkerSpec{}}, o);
+        ex_ = make_share_executor(*ctx_, e, j.at("device_ranks").get<std::vector<int>>(), group_.rank());
       } else if (j.value("fake_ms", 0.0) <= 0) {
         ex_ = make_executor(*ctx_, e);
       }
@@ -100,6 +98,22 @@ bool same_outputs(const std::vector<HostTensor>& a, const std::vector<HostTensor
 
 }  // namespace
 
+std::unique_ptr<Executor> make_share_executor(const Context& ctx, const ExecArgs& e, const std::vector<int>& device_ranks,
+                                              int rank) {
+  const Problem& pb = *ctx.problem;
+  const std::vector<WorkerSpec> all = workers_for_cluster(pb.cluster(), ctx.cluster_spec);
+  std::vector<WorkerSpec> mine;
+  for (std::size_t d = 0; d < all.size() && d < device_ranks.size(); ++d)
+    if (device_ranks[d] == rank) mine.push_back(all[d]);
+  if (mine.empty()) mine.push_back(WorkerSpec{});  // hosts no device: relays nothing, runs nothing
+  ExecOptions o;
+  o.keep_freed_memory = true;  // the CLI owns its process (executor.h)
+  o.intra_op_threads = e.threads;
+  o.pin_threads = !e.no_pin;
+  o.seed = e.weights_seed;
+  return std::make_unique<Executor>(pb.graph(), mine, o);
+}
+
 std::string replica_setup(const ModelOptions& model, const ExecArgs& e, const MeasureOptions& m, double fake_ms) {
   return nlohmann::json{{"kind", "measure"},    {"model", model.model},      {"inputs", model.inputs},
                         {"cluster", model.cluster}, {"costs", model.costs},  {"fusion", model.fusion},
@@ -119,17 +133,22 @@ int run_across_processes(const ModelOptions& model, const Context& ctx, const Pl
     if (r < 0 || r >= rv.world_size)
       throw Error("", "", "--device-ranks: rank " + std::to_string(r) + " is outside the group of " +
                               std::to_string(rv.world_size));
-  ExecOptions o;
-  o.seed = e.weights_seed, o.intra_op_threads = e.threads;
-  Executor ex(pb.graph(), {WorkerSpec{}}, o);
-  // The reference: every op in this process, on one worker.
-  ex.run(Placement(pb.num_ops(), 0));
-  const std::vector<HostTensor> reference = ex.outputs();
+  std::vector<HostTensor> reference;
+  {
+    // The reference: every op in this process, on one worker.
+    ExecOptions o;
+    o.seed = e.weights_seed, o.intra_op_threads = e.threads;
+    Executor one(pb.graph(), {WorkerSpec{}}, o);
+    one.run(Placement(pb.num_ops(), 0));
+    reference = one.outputs();
+  }
+  std::unique_ptr<Executor> ex = make_share_executor(ctx, e, device_ranks, 0);
 
   ProcessGroup group(rv);
   const nlohmann::json job = {{"model", model.model},     {"inputs", model.inputs},   {"cluster", model.cluster},
                               {"costs", model.costs},     {"fusion", model.fusion},   {"seed", e.weights_seed},
-                              {"threads", e.threads},     {"placement", placement},   {"device_ranks", device_ranks}};
+                              {"threads", e.threads},     {"no_pin", e.no_pin},       {"placement", placement},
+                              {"device_ranks", device_ranks}};
   ProcessExchange x(group);
   std::vector<double> times;
   bool identical = true;
@@ -137,7 +156,7 @@ int run_across_processes(const ModelOptions& model, const Context& ctx, const Pl
   for (int k = 0; k < warmup + runs; ++k) {
     send_job(group, job.dump());
     double seconds = 0;
-    const std::vector<HostTensor> got = ex.run_share(placement, device_ranks, 0, x, &seconds);
+    const std::vector<HostTensor> got = ex->run_share(placement, device_ranks, 0, x, &seconds);
     wait_for_jobs(group);
     identical = identical && same_outputs(got, reference);
     outputs = got.size();

@@ -60,6 +60,10 @@ int run_across_processes(const ModelOptions& model, const Context& ctx, const Pl
                          const std::string& label, const ExecArgs& e, const Rendezvous& rv,
                          const std::vector<int>& device_ranks, int warmup, int runs);
 
+// The executor of one process of a run across processes: the workers of the devices that
+// device_ranks puts in `rank` (from the cluster file's worker keys), in device order.
+std::unique_ptr<Executor> make_share_executor(const Context& ctx, const ExecArgs& e, const std::vector<int>& device_ranks,
+                                              int rank);
 // The JSON every measurement job of a replica shares (`devplace worker` runs it; the job adds the
 // placement): train --reward measured --replicas N. fake_ms > 0: the replica answers with the
 // simulator's latency after sleeping that long instead of running the model.

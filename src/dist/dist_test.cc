@@ -63,6 +63,12 @@ void start_worker(const std::string& args) {
   ASSERT_EQ(std::system(("timeout 90 " + bin() + " -q worker " + args + " > /dev/null 2>&1 &").c_str()), 0);
 }
 
+// Group flags for a new group of `world_size` processes on a free port.
+std::string group_of(int world_size) {
+  return " --world-size " + std::to_string(world_size) + " --master-port " + std::to_string(free_port()) +
+         " --timeout 10";
+}
+
 TEST(Distributed, LinksToTwoWorkerProcesses) {
   const int port = free_port();
   const std::string group = " --world-size 3 --master-port " + std::to_string(port) + " --timeout 30";
@@ -152,6 +158,33 @@ TEST(Distributed, ClusterFileNamesTheProcessOfEachDevice) {
   EXPECT_NE(r.output.find("outputs identical to one process: yes"), std::string::npos) << r.output;
 }
 
+// Several devices per process: four CPU devices in three processes (two in rank 1), every op
+// on the next device in turn, so nearly every tensor crosses a device and most cross processes.
+TEST(Distributed, SeveralDevicesPerProcessMatchOneProcess) {
+  std::string toml = "name = \"four\"\ndefault_link = { bandwidth_gbs = 1, latency_us = 50 }\n";
+  const int rank_of_device[] = {0, 1, 1, 2};
+  for (int d = 0; d < 4; ++d)
+    toml += "[[devices]]\nname = \"cpu" + std::to_string(d) + "\"\nkind = \"cpu\"\nworker = \"cpu:" +
+            std::to_string(d % 2) + "\"\nrank = " + std::to_string(rank_of_device[d]) +
+            "\npeak_tflops = 0.078\nmem_bandwidth_gbs = 10\n";
+  const std::string cluster = ::testing::TempDir() + "/four_in_three.toml";
+  write_file_atomic(cluster, toml);
+  for (const char* model : {"resnet50", "inception_v3"}) {
+    const std::string placement = ::testing::TempDir() + "/round_robin_" + model + ".json";
+    const Result placed =
+        run(bin() + " -q place " + model + " --cluster " + cluster + " --algo round-robin -o " + placement);
+    ASSERT_EQ(placed.status, 0) << placed.output;
+    const std::string group = group_of(3);
+    start_worker("--rank 1" + group);
+    start_worker("--rank 2" + group);
+    const Result r = run(bin() + " -q run " + model + " --cluster " + cluster + " -p " + placement + group +
+                         " --runs 2 --warmup 0");
+    ASSERT_EQ(r.status, 0) << model << ": " << r.output;
+    EXPECT_NE(r.output.find("(cpu0=rank 0, cpu1=rank 1, cpu2=rank 1, cpu3=rank 2)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("outputs identical to one process: yes"), std::string::npos) << r.output;
+  }
+}
+
 TEST(Distributed, RendezvousChecksItsFields) {
   Rendezvous r;
   r.world_size = 2, r.rank = 2;
@@ -177,11 +210,6 @@ TEST(Distributed, RendezvousChecksItsFields) {
 const char* kReplicaTraining =
     " -q train resnet50 --cluster clusters/local2.toml --reward measured --fake-measure-ms 10 --episodes 4 "
     "--samples 6 --seed 3";
-
-std::string group_of(int world_size) {
-  return " --world-size " + std::to_string(world_size) + " --master-port " + std::to_string(free_port()) +
-         " --timeout 10";
-}
 
 // The result lines (greedy, best sampled, evaluations) of a training run's output.
 std::string trained(const std::string& output) {

@@ -164,6 +164,10 @@ struct Executor::Impl {
   std::atomic<int> copies{0};
   std::atomic<std::int64_t> copied_bytes{0};
   bool any_cuda = false;
+  // run_share: where outputs read in other processes go, and which ranks read each tensor.
+  TensorExchange* share_x = nullptr;
+  std::vector<std::vector<int>> remote_readers;
+  std::mutex send_m;  // workers send concurrently; the exchange is driven by one thread at a time
 
   Impl(const Graph& graph, std::vector<WorkerSpec> w, ExecOptions o) : g(graph), specs(std::move(w)), opt(o) {
     W = static_cast<int>(specs.size());
@@ -518,6 +522,13 @@ struct Executor::Impl {
     for (std::size_t k = 0; k < o.outputs.size(); ++k)
       slots[static_cast<std::size_t>(o.outputs[k]) * W + w] = std::move(outs[k]);
     for (int t : rt_inputs[op]) release(t, w);
+    if (share_x)
+      for (int t : o.outputs)
+        for (int r : remote_readers[t]) {
+          TensorMessage m = to_message(slots[static_cast<std::size_t>(t) * W + w]);
+          std::lock_guard<std::mutex> l(send_m);
+          share_x->send(r, t, std::move(m));
+        }
     for (int t : o.outputs) {
       arrived(t, w);
       for (int d : dests[t]) push(d, Task::copy(t, w));
@@ -648,51 +659,115 @@ struct Executor::Impl {
     return v;
   }
 
+  // The worker scheduler of run() over this process's ops only: a remote input arrives from the
+  // calling thread, which receives the tensors made elsewhere in the order of their producers (a
+  // topological order, so it never waits for a tensor that needs one it has not received yet);
+  // an output read elsewhere is sent by the worker that made it, without waiting.
   std::vector<HostTensor> run_share(const Placement& p, const std::vector<int>& device_rank, int rank,
                                     TensorExchange& x, double* seconds) {
     if (static_cast<int>(p.size()) != N)
       throw Error(g.source(), "",
                   "placement has " + std::to_string(p.size()) + " entries for " + std::to_string(N) + " ops");
+    std::vector<int> local(device_rank.size(), -1);  // device -> this process's worker
+    int hosted = 0;
+    for (std::size_t d = 0; d < device_rank.size(); ++d)
+      if (device_rank[d] == rank) local[d] = hosted++;
+    if (hosted > W)
+      throw Error(g.source(), "",
+                  "rank " + std::to_string(rank) + " hosts " + std::to_string(hosted) + " devices but has " +
+                      std::to_string(W) + " workers");
     auto rank_of = [&](int op) {
       if (p[op] < 0 || p[op] >= static_cast<int>(device_rank.size()))
         throw Error(g.source(), g.op(op).name, "placed on device " + std::to_string(p[op]) + ", which no process hosts");
       return device_rank[p[op]];
     };
-    c10::InferenceMode guard;
-    const auto start = Clock::now();
-    std::vector<at::Tensor> val(T);
-    auto input = [&](int t) -> const at::Tensor& {
-      if (host_value[t].defined()) return host_value[t];
-      if (!val[t].defined()) val[t] = from_message(x.recv(rank_of(g.tensor(t).producer), t), t);
-      return val[t];
-    };
+    placement.assign(N, -1);  // -1: runs in another process
+    for (int op = 0; op < N; ++op)
+      if (rank_of(op) == rank && !folded[op]) placement[op] = local[p[op]];
+    slots.assign(static_cast<std::size_t>(T) * W, at::Tensor());
+    pending.reset(new std::atomic<int>[N]);
+    uses.reset(new std::atomic<int>[static_cast<std::size_t>(T) * W]);
+    for (std::size_t s = 0; s < static_cast<std::size_t>(T) * W; ++s) uses[s] = 0;
+    dests.assign(T, {});
+    remote_readers.assign(T, {});
+    std::vector<std::vector<int>> readers_here(T);  // tensor made elsewhere -> workers here that read it
+    std::vector<int> incoming;
+    int local_ops = 0;
     for (int op = 0; op < N; ++op) {
-      if (folded[op] || rank_of(op) != rank) continue;
-      const Op& o = g.op(op);
-      std::vector<at::Tensor> ins;
-      for (int t : ports[op]) ins.push_back(t < 0 ? at::Tensor() : input(t));
-      std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source());
-      for (std::size_t k = 0; k < o.outputs.size(); ++k) {
-        const int t = o.outputs[k];
-        val[t] = std::move(outs[k]);
-        std::vector<int> readers;  // other processes that read t, each once
-        for (int c : rt_consumers[t]) readers.push_back(rank_of(c));
-        if (g.tensor(t).is_graph_output) readers.push_back(0);
-        std::sort(readers.begin(), readers.end());
-        readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
-        for (int r : readers)
-          if (r != rank) x.send(r, t, to_message(val[t]));
+      if (folded[op]) continue;
+      pending[op] = static_cast<int>(rt_inputs[op].size());
+      const int pw = placement[op];
+      local_ops += pw >= 0 ? 1 : 0;
+      for (int t : g.op(op).outputs) {
+        std::vector<int>& to = pw >= 0 ? dests[t] : readers_here[t];
+        for (int c : rt_consumers[t]) {
+          const int cw = placement[c];
+          if (cw >= 0 && cw != pw && std::find(to.begin(), to.end(), cw) == to.end()) to.push_back(cw);
+          if (pw >= 0 && cw < 0) remote_readers[t].push_back(rank_of(c));
+        }
+        if (pw >= 0 && g.tensor(t).is_graph_output && rank != 0) remote_readers[t].push_back(0);
+        std::sort(remote_readers[t].begin(), remote_readers[t].end());
+        remote_readers[t].erase(std::unique(remote_readers[t].begin(), remote_readers[t].end()), remote_readers[t].end());
+        if (pw < 0 && (!readers_here[t].empty() || (g.tensor(t).is_graph_output && rank == 0))) incoming.push_back(t);
       }
     }
+    // Ops are numbered in topological order: receiving by producer keeps every wait acyclic.
+    std::stable_sort(incoming.begin(), incoming.end(),
+                     [&](int a, int b) { return g.tensor(a).producer < g.tensor(b).producer; });
+    remaining = local_ops;
+    inflight = 0;
+    aborted = false;
+    error = nullptr;
+    copies = 0;
+    copied_bytes = 0;
+    op_spans.assign(N, OpSpan{});
+    worker_copies.assign(W, {});
+    keep_all = true;  // outputs stay readable for sending and for rank 0's result
+    share_x = &x;
+    std::vector<int> ready;
+    for (int op = 0; op < N; ++op)
+      if (placement[op] >= 0 && pending[op] == 0) ready.push_back(op);
+    c10::InferenceMode guard;
+    t0 = Clock::now();
+    t_end = t0;
+    for (int op : ready) push(placement[op], Task::run(op));
+    std::vector<at::Tensor> received(T);
+    std::exception_ptr receive_error;
+    try {
+      for (int t : incoming) {
+        if (aborted.load()) break;
+        received[t] = from_message(x.recv(rank_of(g.tensor(t).producer), t), t);
+        for (int w : readers_here[t]) {
+          slots[static_cast<std::size_t>(t) * W + w] =
+              specs[w].kind == WorkerSpec::Kind::cuda ? received[t].to(workers[w]->device) : received[t];
+          arrived(t, w);
+        }
+      }
+    } catch (...) {
+      receive_error = std::current_exception();
+      aborted = true;
+    }
+    {
+      std::unique_lock<std::mutex> l(done_m);
+      done_cv.wait(l, [&] { return inflight.load() == 0; });
+    }
+    share_x = nullptr;
+    keep_all = false;
+    if (receive_error) std::rethrow_exception(receive_error);
+    if (error) std::rethrow_exception(error);
+    if (remaining.load() != 0) throw Error(g.source(), "", "internal: the scheduler stalled with ops left");
     std::vector<HostTensor> out;
     if (rank == 0)
       for (int t = 0; t < T; ++t) {
         const Tensor& ts = g.tensor(t);
         if (!ts.is_graph_output) continue;
-        out.push_back(host_tensor(ts.name, input(t)));
+        at::Tensor v = host_value[t];
+        if (!v.defined()) v = received[t];
+        if (!v.defined()) v = slots[static_cast<std::size_t>(t) * W + placement[ts.producer]];
+        out.push_back(host_tensor(ts.name, v));
       }
     x.flush();
-    if (seconds) *seconds = seconds_between(start, Clock::now());
+    if (seconds) *seconds = seconds_between(t0, Clock::now());
     return out;
   }
 

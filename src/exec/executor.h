@@ -117,11 +117,13 @@ class Executor {
   Profile profile(int worker, int to_worker, int warmup, int runs);
 
   // This process's share of one inference placed across processes (docs/distributed.md): the
-  // ops whose device is hosted here (device_rank[placement[op]] == rank) run in topological
-  // order on worker 0; an input made elsewhere is received from its producer's process, and
+  // ops whose device is hosted here (device_rank[placement[op]] == rank) run on this executor's
+  // workers, the k-th device hosted here on worker k, with the scheduler of run() (so ops of two
+  // local devices overlap); an input made elsewhere is received from its producer's process, and
   // each output is sent once to every other process that reads it (graph outputs also to rank
   // 0). Every process builds the same weights and inputs from the seed, so the result equals a
   // one-process run. Returns the graph outputs on rank 0 (empty elsewhere) and the wall time.
+  // Throws Error when more devices are hosted here than the executor has workers.
   std::vector<HostTensor> run_share(const Placement& placement, const std::vector<int>& device_rank, int rank,
                                     TensorExchange& exchange, double* seconds = nullptr);
 
