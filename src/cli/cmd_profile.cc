@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_list.h"
+#include "cli/process_runs.h"
+#include "dist/link_profile.h"
 #include "exec/profiler.h"
 #include "place/random_placement.h"
 #include "sim/simulator.h"
@@ -19,6 +21,39 @@
 
 namespace devplace::cli {
 
+namespace {
+
+// --validate with --world-size: each placement run across the processes (one warm-up, then
+// `runs` timed runs), its median against the simulator calibrated with the table just written.
+void validate_across_processes(const ModelOptions& model, const Context& ctx, const ExecArgs& e, ProcessGroup& group,
+                               const std::vector<int>& ranks, const CostTable& table,
+                               const std::vector<Placement>& placements, int runs) {
+  PlacedRuns across(model, ctx, e, group, ranks);
+  Problem calibrated(ctx.problem->graph(), ctx.problem->cluster(), &table);
+  Simulator sim(calibrated);
+  std::printf("validation: %zu random placements across %d processes (%s), 1 warm-up + %d runs each\n",
+              placements.size(), group.size(), across.where().c_str(), runs);
+  std::vector<double> errors;
+  for (std::size_t k = 0; k < placements.size(); ++k) {
+    std::vector<double> v;
+    for (int r = 0; r <= runs; ++r) {
+      double seconds = 0;
+      across.run(placements[k], &seconds);
+      if (r > 0) v.push_back(seconds);
+    }
+    std::sort(v.begin(), v.end());
+    const double measured = quantile_of_sorted(v, 0.5), simulated = sim.makespan(placements[k]);
+    errors.push_back(std::abs(simulated - measured) / measured);
+    std::printf("  #%zu measured median %s ms (min %s, max %s)  simulated %s ms  error %+.1f%%\n", k,
+                ms(measured).c_str(), ms(v.front()).c_str(), ms(v.back()).c_str(), ms(simulated).c_str(),
+                (simulated - measured) / measured * 100);
+  }
+  std::printf("calibrated simulator vs measured across processes: median absolute error %.1f%% (max %.1f%%)\n",
+              median(errors) * 100, *std::max_element(errors.begin(), errors.end()) * 100);
+}
+
+}  // namespace
+
 void add_profile_command(CLI::App& app) {
   struct Args {
     ModelOptions model;
@@ -26,6 +61,8 @@ void add_profile_command(CLI::App& app) {
     std::string out;
     int runs = 5, validate = 0;
     std::uint64_t seed = 1;
+    Rendezvous rv = Rendezvous::from_env();
+    std::vector<int> device_ranks;
   };
   auto a = std::make_shared<Args>();
   auto* cmd =
@@ -40,6 +77,11 @@ void add_profile_command(CLI::App& app) {
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--seed", a->seed, "Seed of the --validate placements (default 1)");
   add_exec_options(*cmd, a->exec);
+  add_group_options(*cmd, a->rv, false);
+  cmd->add_option("--device-ranks", a->device_ranks,
+                  "With --world-size N: the process of each device, in cluster order (default: the cluster file's "
+                  "rank keys); the links between processes are measured and written into the table")
+      ->delimiter(',');
   cmd->callback([a] {
     if (!a->model.costs.empty()) throw Error(a->model.costs, "", "profile measures costs; do not pass --costs");
     auto ctx = load_context(a->model);
@@ -58,7 +100,7 @@ void add_profile_command(CLI::App& app) {
     po.runs = a->runs;
     log::Progress progress("profile", static_cast<std::size_t>(a->runs));
     po.after_round = [&](int round) {
-      if (!held_out.empty()) {
+      if (!held_out.empty() && a->rv.world_size == 1) {
         if (round == 0)
           for (const Placement& p : held_out) ex->run(p);  // warm-up
         for (std::size_t k = 0; k < held_out.size(); ++k) latency[k].push_back(ex->run(held_out[k]).latency);
@@ -67,20 +109,39 @@ void add_profile_command(CLI::App& app) {
     };
     CostTable t = profile_costs(*ex, g, c, po);
     progress.finish();
+    const std::vector<WorkerSpec> workers = ex->workers();
+    ex.reset();  // its worker threads would compete with the processes below
+    std::unique_ptr<ProcessGroup> group;
+    std::vector<int> ranks;
+    if (a->rv.world_size > 1) {
+      ranks = a->device_ranks.empty() ? device_ranks_for_cluster(c, ctx->cluster_spec) : a->device_ranks;
+      a->rv.rank = 0;
+      group = std::make_unique<ProcessGroup>(a->rv);
+      LinkProfileOptions lo;
+      lo.as_tensors = true;
+      const std::vector<LinkMeasurement> links = measure_links(*group, lo);
+      std::printf("links between the processes, as a placed run moves a tensor:\n%s", links_table(links).c_str());
+      t.links = device_links(c, ranks, links);
+    }
     write_file_atomic(a->out, cost_table_to_json(t).dump(1) + "\n");
     std::printf("%s on %s: profiled %d ops on %d workers (%d runs each), %zu tensor copies\n",
-                pb.graph().name().c_str(), c.name.c_str(), pb.num_ops(), ex->num_workers(), a->runs,
+                pb.graph().name().c_str(), c.name.c_str(), pb.num_ops(), static_cast<int>(workers.size()), a->runs,
                 t.transfer_time.size());
     for (int d = 0; d < c.num_devices(); ++d) {
       double sum = 0;
       for (auto& [op, row] : t.op_time) sum += row.at(c.devices[d].name);
-      std::printf("  %-8s (%s) sum of op times %s ms\n", c.devices[d].name.c_str(), ex->workers()[d].str().c_str(),
+      std::printf("  %-8s (%s) sum of op times %s ms\n", c.devices[d].name.c_str(), workers[d].str().c_str(),
                   ms(sum).c_str());
     }
     double copies = 0;
     for (auto& [tensor, s] : t.transfer_time) copies += s;
     std::printf("  copies: sum %s ms over %zu tensors\nwrote %s\n", ms(copies).c_str(), t.transfer_time.size(),
                 a->out.c_str());
+    if (group) {
+      if (!held_out.empty()) validate_across_processes(a->model, *ctx, a->exec, *group, ranks, t, held_out, a->runs);
+      stop_workers(*group);
+      return;
+    }
     if (held_out.empty()) return;
     Problem calibrated(g, c, &t);
     Simulator sim(calibrated);

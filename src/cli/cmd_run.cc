@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/command_list.h"
+#include "cli/process_runs.h"
 #include "exec/measure.h"
 #include "io/placement_io.h"
 #include "report/gantt.h"

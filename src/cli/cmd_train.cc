@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/command_list.h"
+#include "cli/process_runs.h"
 #include "cli/training_output.h"
 #include "dist/replica_reward.h"
 #include "exec/measure.h"

@@ -4,9 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/context.h"
-#include "dist/process_group.h"
 #include "exec/executor.h"
-#include "exec/measure.h"
 #include "place/placer.h"
 
 namespace devplace::cli {
@@ -53,20 +51,4 @@ void add_profile_command(CLI::App& app);
 // Process groups over c10d/Gloo (dist/, docs/distributed.md): cmd_worker.cc.
 void add_worker_command(CLI::App& app);
 void add_links_command(CLI::App& app);
-// `run --world-size N`: rank 0 of a placed run across processes (the workers run their shares);
-// prints the measured latency, the simulated one and whether the outputs equal a one-process
-// run; returns the exit status (1 when they differ).
-int run_across_processes(const ModelOptions& model, const Context& ctx, const Placement& placement,
-                         const std::string& label, const ExecArgs& e, const Rendezvous& rv,
-                         const std::vector<int>& device_ranks, int warmup, int runs);
-
-// The executor of one process of a run across processes: the workers of the devices that
-// device_ranks puts in `rank` (from the cluster file's worker keys), in device order.
-std::unique_ptr<Executor> make_share_executor(const Context& ctx, const ExecArgs& e, const std::vector<int>& device_ranks,
-                                              int rank);
-// The JSON every measurement job of a replica shares (`devplace worker` runs it; the job adds the
-// placement): train --reward measured --replicas N. fake_ms > 0: the replica answers with the
-// simulator's latency after sleeping that long instead of running the model.
-std::string replica_setup(const ModelOptions& model, const ExecArgs& e, const MeasureOptions& m, double fake_ms);
-
 }  // namespace devplace::cli

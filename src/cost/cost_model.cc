@@ -107,6 +107,17 @@ Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides
       // Table transfer costs are per host crossing; device-to-device goes through the host.
       hops_[s * D + d] = (s == host_ || d == host_) ? 1.0 : 2.0;
     }
+  measured_link_.assign(static_cast<std::size_t>(D) * D, 0);
+  if (overrides)
+    for (const MeasuredLink& m : overrides->links) {
+      const int s = cluster_.find_device(m.from), d = cluster_.find_device(m.to);
+      if (s < 0 || d < 0 || s == d)
+        throw Error(overrides->file, "link " + m.from + " -> " + m.to,
+                    "names no pair of devices of cluster '" + cluster_.name + "'");
+      link_latency_[s * D + d] = m.latency;
+      link_inv_bw_[s * D + d] = 1.0 / m.bandwidth;
+      measured_link_[s * D + d] = 1;
+    }
 }
 
 }  // namespace devplace

@@ -58,7 +58,7 @@ class Problem {
   double transfer_time(int t, int src, int dst) const {
     if (src == dst || resident_[t]) return 0;
     const int l = src * num_devices_ + dst;
-    if (fixed_transfer_[t] >= 0) return fixed_transfer_[t] * hops_[l];
+    if (fixed_transfer_[t] >= 0 && !measured_link_[l]) return fixed_transfer_[t] * hops_[l];
     return link_latency_[l] + static_cast<double>(tensor_bytes_[t]) * link_inv_bw_[l];
   }
   std::int64_t tensor_bytes(int t) const { return tensor_bytes_[t]; }
@@ -87,6 +87,7 @@ class Problem {
   std::vector<double> fixed_transfer_;
   std::vector<char> resident_;
   std::vector<double> link_latency_, link_inv_bw_, hops_;
+  std::vector<char> measured_link_;  // the cost table's links: latency + bytes / bandwidth always
 };
 
 // The roofline time of one op on one device, without any table override or fusion.

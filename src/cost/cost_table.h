@@ -7,15 +7,27 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 namespace devplace {
 
+// A measured link between two devices (devplace profile --world-size: processes or hosts): it
+// replaces the cluster's link between them, and a tensor crossing it costs latency + bytes /
+// bandwidth, not its in-process transfer_time.
+struct MeasuredLink {
+  std::string from, to;  // device names
+  double latency = 0;    // seconds
+  double bandwidth = 0;  // bytes per second
+};
+
 struct CostTable {
   std::map<std::string, std::map<std::string, double>> op_time;  // op name -> device name -> s
   std::map<std::string, double> transfer_time;                   // tensor name -> s per crossing
-  bool empty() const { return op_time.empty() && transfer_time.empty(); }
+  std::vector<MeasuredLink> links;                               // directed
+  std::string file;                                              // where it was read from, for errors
+  bool empty() const { return op_time.empty() && transfer_time.empty() && links.empty(); }
 };
 
 CostTable cost_table_from_json(const nlohmann::json& j, const std::string& file);

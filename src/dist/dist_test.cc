@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "dist/process_group.h"
@@ -183,6 +184,34 @@ TEST(Distributed, SeveralDevicesPerProcessMatchOneProcess) {
     EXPECT_NE(r.output.find("(cpu0=rank 0, cpu1=rank 1, cpu2=rank 1, cpu3=rank 2)"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("outputs identical to one process: yes"), std::string::npos) << r.output;
   }
+}
+
+// profile --world-size: the link between the processes is measured and written into the cost
+// table (both directions between cpu0 in rank 0 and cpu1 in rank 1), and a placement run across
+// the processes is compared with the simulator calibrated by that table.
+TEST(Distributed, ProfileWritesTheMeasuredLinksIntoTheCostTable) {
+  const std::string group = group_of(2);
+  start_worker("--rank 1" + group);
+  const std::string costs = ::testing::TempDir() + "/costs_across.json";
+  const Result r = run(bin() + " -q profile resnet50 --cluster clusters/local2.toml --device-ranks 0,1 --runs 1 "
+                               "--validate 1 -o " + costs + group);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("| 0 -> 1 |"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("calibrated simulator vs measured across processes: median absolute error"),
+            std::string::npos)
+      << r.output;
+  const auto j = nlohmann::json::parse(read_file(costs));
+  ASSERT_EQ(j["links"].size(), 2u) << j["links"].dump();
+  std::set<std::pair<std::string, std::string>> pairs;
+  for (const auto& l : j["links"]) {
+    pairs.insert({l["from"].get<std::string>(), l["to"].get<std::string>()});
+    EXPECT_GT(l["latency_us"].get<double>(), 0);
+    EXPECT_GT(l["bandwidth_gbs"].get<double>(), 0.01);
+  }
+  EXPECT_EQ(pairs, (std::set<std::pair<std::string, std::string>>{{"cpu0", "cpu1"}, {"cpu1", "cpu0"}}));
+  // The table is accepted wherever --costs is.
+  const Result sim = run(bin() + " -q simulate resnet50 --cluster clusters/local2.toml --costs " + costs);
+  EXPECT_EQ(sim.status, 0) << sim.output;
 }
 
 TEST(Distributed, RendezvousChecksItsFields) {

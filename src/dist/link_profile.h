@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "cost/cluster.h"
+#include "cost/cost_table.h"
 #include "dist/process_group.h"
 
 namespace devplace {
@@ -25,6 +27,10 @@ struct LinkMeasurement {
 struct LinkProfileOptions {
   std::vector<std::int64_t> sizes = {4, 4 << 10, 64 << 10, 1 << 20, 8 << 20};
   int repeats = 5;  // round trips per size, after one untimed
+  // Echo each message as a placed run moves a tensor (dist/process_exchange.h: a header, then
+  // the bytes, copied in and out of tensors) instead of as one raw message: the link as
+  // Executor::run_share pays for it, which is what the simulator should charge.
+  bool as_tensors = false;
   // Throws Error for no sizes, a size below 1 byte or fewer than one repeat.
   void check() const;
 };
@@ -55,6 +61,17 @@ std::string job_result(ProcessGroup& group, int peer, const std::vector<std::int
 // Rank 0 only: waits until every worker reports its job done; throws Error naming a worker that
 // failed (it reports why) or went silent.
 void wait_for_jobs(ProcessGroup& group);
+
+// The measurements as a Markdown table: link, latency, bandwidth, one-way time per size.
+std::string links_table(const std::vector<LinkMeasurement>& links);
+
+// The measured links as a cost table's links (cost/cost_table.h) between every ordered pair of
+// devices in different processes (device d runs in process device_ranks[d]): a pair with rank 0
+// on one side takes the other rank's link; a pair of two workers the slower of their links to
+// rank 0 (measure_links times rank 0's links only: hosts on one network). Throws Error when a
+// worker rank has no measurement.
+std::vector<MeasuredLink> device_links(const Cluster& cluster, const std::vector<int>& device_ranks,
+                                       const std::vector<LinkMeasurement>& links);
 
 // The measurements as JSON: {"links": [{"from": 0, "to": r, "latency_us", "bandwidth_gbs",
 // "samples": [[bytes, seconds], ...]}]}.

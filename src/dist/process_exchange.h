@@ -1,6 +1,6 @@
 // Executor::run_share's TensorExchange over a process group: a tensor travels as a fixed
-// header (dtype, rank, byte count, up to 8 dims) and its bytes, both tagged with the graph
-// tensor's id, so messages match however the two processes interleave them. Torch-free.
+// header (its graph tensor id, dtype, rank, byte count, up to 8 dims) and its bytes, on one
+// stream per pair of processes (two tags, in order). Torch-free.
 #pragma once
 
 #include "dist/process_group.h"
@@ -12,7 +12,7 @@ class ProcessExchange : public TensorExchange {
  public:
   explicit ProcessExchange(ProcessGroup& group) : group_(group) {}
   void send(int rank, int tensor, TensorMessage message) override;
-  TensorMessage recv(int rank, int tensor) override;
+  std::pair<int, TensorMessage> recv_next(int rank) override;
   void flush() override { group_.flush(); }
 
  private:

@@ -17,6 +17,7 @@
 #include <functional>
 #include <mutex>
 #include <set>
+#include <map>
 #include <thread>
 #include <unordered_map>
 
@@ -659,10 +660,10 @@ struct Executor::Impl {
     return v;
   }
 
-  // The worker scheduler of run() over this process's ops only: a remote input arrives from the
-  // calling thread, which receives the tensors made elsewhere in the order of their producers (a
-  // topological order, so it never waits for a tensor that needs one it has not received yet);
-  // an output read elsewhere is sent by the worker that made it, without waiting.
+  // The worker scheduler of run() over this process's ops only: the tensors made elsewhere are
+  // received per sending process in the order it sent them (so a tensor that arrived is never
+  // held up behind one that has not); an output read elsewhere is sent by the worker that made
+  // it, without waiting.
   std::vector<HostTensor> run_share(const Placement& p, const std::vector<int>& device_rank, int rank,
                                     TensorExchange& x, double* seconds) {
     if (static_cast<int>(p.size()) != N)
@@ -711,9 +712,6 @@ struct Executor::Impl {
         if (pw < 0 && (!readers_here[t].empty() || (g.tensor(t).is_graph_output && rank == 0))) incoming.push_back(t);
       }
     }
-    // Ops are numbered in topological order: receiving by producer keeps every wait acyclic.
-    std::stable_sort(incoming.begin(), incoming.end(),
-                     [&](int a, int b) { return g.tensor(a).producer < g.tensor(b).producer; });
     remaining = local_ops;
     inflight = 0;
     aborted = false;
@@ -731,22 +729,41 @@ struct Executor::Impl {
     t0 = Clock::now();
     t_end = t0;
     for (int op : ready) push(placement[op], Task::run(op));
+    // One receiver per process that sends here, each taking that process's tensors in the
+    // order they were sent (the calling thread when there is one such process).
     std::vector<at::Tensor> received(T);
+    std::map<int, int> expected;  // source rank -> tensors it sends here
+    for (int t : incoming) ++expected[rank_of(g.tensor(t).producer)];
+    std::vector<char> got(T, 0);
+    std::mutex receive_m;
     std::exception_ptr receive_error;
-    try {
-      for (int t : incoming) {
-        if (aborted.load()) break;
-        received[t] = from_message(x.recv(rank_of(g.tensor(t).producer), t), t);
-        for (int w : readers_here[t]) {
-          slots[static_cast<std::size_t>(t) * W + w] =
-              specs[w].kind == WorkerSpec::Kind::cuda ? received[t].to(workers[w]->device) : received[t];
-          arrived(t, w);
+    auto receive_from = [&](int source, int count) {
+      try {
+        for (int k = 0; k < count && !aborted.load(); ++k) {
+          auto [t, m] = x.recv_next(source);
+          const bool wanted = t >= 0 && t < T && g.tensor(t).producer >= 0 &&
+                              (!readers_here[t].empty() || (g.tensor(t).is_graph_output && rank == 0));
+          if (!wanted || rank_of(g.tensor(t).producer) != source || got[t])
+            throw Error("rank " + std::to_string(source), "", "sent a tensor this process did not expect");
+          got[t] = 1;
+          received[t] = from_message(m, t);
+          for (int w : readers_here[t]) {
+            slots[static_cast<std::size_t>(t) * W + w] =
+                specs[w].kind == WorkerSpec::Kind::cuda ? received[t].to(workers[w]->device) : received[t];
+            arrived(t, w);
+          }
         }
+      } catch (...) {
+        std::lock_guard<std::mutex> l(receive_m);
+        if (!receive_error) receive_error = std::current_exception();
+        aborted = true;
       }
-    } catch (...) {
-      receive_error = std::current_exception();
-      aborted = true;
-    }
+    };
+    std::vector<std::thread> receivers;
+    for (auto it = expected.begin(); it != expected.end(); ++it)
+      if (std::next(it) != expected.end()) receivers.emplace_back(receive_from, it->first, it->second);
+    if (!expected.empty()) receive_from(expected.rbegin()->first, expected.rbegin()->second);
+    for (auto& r : receivers) r.join();
     {
       std::unique_lock<std::mutex> l(done_m);
       done_cv.wait(l, [&] { return inflight.load() == 0; });

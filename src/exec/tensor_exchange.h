@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace devplace {
@@ -17,10 +18,14 @@ struct TensorMessage {
 class TensorExchange {
  public:
   virtual ~TensorExchange() = default;
-  // Sends graph tensor `tensor` to process `rank` without waiting for it to be received.
+  // Sends graph tensor `tensor` to process `rank` without waiting for it to be received. The
+  // tensors sent to one process arrive there in the order they were sent.
   virtual void send(int rank, int tensor, TensorMessage message) = 0;
-  // Receives graph tensor `tensor` from process `rank` (bounded wait; throws Error naming the rank).
-  virtual TensorMessage recv(int rank, int tensor) = 0;
+  // Receives the next tensor `rank` sent here: {graph tensor id, message} (bounded wait; throws
+  // Error naming the rank). Receiving in the sender's order means a tensor that is ready is
+  // never held up behind one that is not, and two processes never wait on each other in a
+  // cycle. Calls for different ranks may run on different threads at once.
+  virtual std::pair<int, TensorMessage> recv_next(int rank) = 0;
   // Waits until every send has been received.
   virtual void flush() = 0;
 };

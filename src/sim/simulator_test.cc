@@ -4,6 +4,7 @@
 #include "sim/test_graphs.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 
@@ -42,6 +43,43 @@ TEST(Simulator, ChainWithTransfersBothWays) {
   EXPECT_DOUBLE_EQ(sim.makespan(place(b.g, {{"B", 1}})), 4.0);
   // All on cpu: 1 + 3 + 1, no transfers.
   EXPECT_DOUBLE_EQ(sim.makespan(place(b.g, {})), 5.0);
+}
+
+// A measured link in the cost table (profile --world-size) replaces the cluster's link one way
+// and, across it, a tensor costs latency + bytes / bandwidth instead of its table transfer time.
+TEST(Simulator, MeasuredLinksOfTheCostTableReplaceTransferTimes) {
+  Builder b;
+  b.op("A", {}, 1, 2, 0.5, 0, 1000);
+  b.op("B", {"A"}, 3, 1, 0.5, 0, 1000);
+  b.op("C", {"B"}, 1, 1);
+  b.g.finalize();
+  b.table.links.push_back({"cpu", "gpu", 0.25, 4000.0});  // 0.25 s + 1000 B / 4000 B/s = 0.5 s
+  const std::string json = cost_table_to_json(b.table).dump();
+  const CostTable table = cost_table_from_json(nlohmann::json::parse(json), "costs.json");
+  ASSERT_EQ(table.links.size(), 1u);
+  EXPECT_DOUBLE_EQ(table.links[0].latency, 0.25);
+  Problem pb(b.g, two_devices(), &table);
+  const int a = b.g.tensor_id("A:0"), bt = b.g.tensor_id("B:0");
+  EXPECT_DOUBLE_EQ(pb.transfer_time(a, 0, 1), 0.25 + 1000.0 / 4000.0);
+  EXPECT_DOUBLE_EQ(pb.transfer_time(bt, 1, 0), 0.5);  // the other way: the table's transfer time
+  // A on cpu [0,1]; A crosses the measured link [1,1.5]; B on gpu [1.5,2.5]; back [2.5,3]; C [3,4].
+  EXPECT_DOUBLE_EQ(Simulator(pb).makespan(place(b.g, {{"B", 1}})), 4.0);
+  b.table.links[0].latency = 1.25;  // 1.5 s across: B starts at 2.5, ends 3.5; back 4; C ends 5
+  EXPECT_DOUBLE_EQ(Simulator(Problem(b.g, two_devices(), &b.table)).makespan(place(b.g, {{"B", 1}})), 5.0);
+
+  CostTable unknown = b.table;
+  unknown.links[0].to = "tpu";
+  unknown.file = "costs.json";
+  try {
+    Problem bad(b.g, two_devices(), &unknown);
+    ADD_FAILURE() << "a link to an unknown device was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.file(), "costs.json");
+    EXPECT_EQ(e.node(), "link cpu -> tpu");
+  }
+  auto no_bandwidth = nlohmann::json::parse(json);
+  no_bandwidth["links"][0]["bandwidth_gbs"] = 0;
+  EXPECT_THROW(cost_table_from_json(no_bandwidth, "costs.json"), Error);
 }
 
 TEST(Simulator, DiamondRunsBranchesInParallel) {
