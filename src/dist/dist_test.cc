@@ -194,9 +194,10 @@ TEST(Distributed, ProfileWritesTheMeasuredLinksIntoTheCostTable) {
   start_worker("--rank 1" + group);
   const std::string costs = ::testing::TempDir() + "/costs_across.json";
   const Result r = run(bin() + " -q profile resnet50 --cluster clusters/local2.toml --device-ranks 0,1 --runs 1 "
-                               "--validate 1 -o " + costs + group);
+                               "--validate 1 --fit 2 -o " + costs + group);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("| 0 -> 1 |"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("fitted to 2 random placements run across the processes"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("calibrated simulator vs measured across processes: median absolute error"),
             std::string::npos)
       << r.output;

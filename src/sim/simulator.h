@@ -27,6 +27,7 @@ class Simulator {
  public:
   // REQUIRES: problem outlives the simulator.
   explicit Simulator(const Problem& problem);
+  Simulator(Problem&&) = delete;  // it keeps a reference: a temporary Problem would dangle
 
   // Full schedule: timeline, transfers, busy time, memory. Throws Error if the placement has
   // the wrong size or an out-of-range device.
