@@ -210,9 +210,24 @@ TEST(Distributed, ProfileWritesTheMeasuredLinksIntoTheCostTable) {
     EXPECT_GT(l["bandwidth_gbs"].get<double>(), 0.01);
   }
   EXPECT_EQ(pairs, (std::set<std::pair<std::string, std::string>>{{"cpu0", "cpu1"}, {"cpu1", "cpu0"}}));
-  // The table is accepted wherever --costs is.
-  const Result sim = run(bin() + " -q simulate resnet50 --cluster clusters/local2.toml --costs " + costs);
-  EXPECT_EQ(sim.status, 0) << sim.output;
+  // The table is accepted wherever --costs is, links included: with a 1 s link, a placement
+  // that alternates devices takes seconds.
+  auto slow = j;
+  for (auto& l : slow["links"]) l["latency_us"] = 1e6;
+  const std::string slow_costs = ::testing::TempDir() + "/costs_slow_link.json";
+  write_file_atomic(slow_costs, slow.dump());
+  const std::string alternating = ::testing::TempDir() + "/alternating.json";
+  ASSERT_EQ(run(bin() + " -q place resnet50 --cluster clusters/local2.toml --algo round-robin -o " + alternating).status,
+            0);
+  auto makespan = [&](const std::string& table) {
+    const Result sim =
+        run(bin() + " -q simulate resnet50 --cluster clusters/local2.toml -p " + alternating + " --costs " + table);
+    EXPECT_EQ(sim.status, 0) << sim.output;
+    const auto at = sim.output.find("makespan ");
+    return at == std::string::npos ? -1.0 : std::stod(sim.output.substr(at + 9));
+  };
+  EXPECT_LT(makespan(costs), 1000);
+  EXPECT_GT(makespan(slow_costs), 50000);
 }
 
 TEST(Distributed, RendezvousChecksItsFields) {

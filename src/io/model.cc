@@ -129,6 +129,13 @@ CostTable merged_costs(const Model& model, const Cluster& cluster, const std::st
     table.op_time[op] = row;
   }
   for (auto& [t, v] : extra.transfer_time) table.transfer_time[t] = v;
+  for (const MeasuredLink& l : extra.links) {
+    for (const std::string& dev : {l.from, l.to})
+      if (cluster.find_device(dev) < 0)
+        throw Error(costs_file, "link " + l.from + " -> " + l.to, "unknown device '" + dev + "'");
+    table.links.push_back(l);
+  }
+  table.file = costs_file;
   return table;
 }
 
