@@ -8,7 +8,8 @@ times measured on cpu0, the link between two processes measured and fitted, the 
 included). Every host is one such CPU worker in a process of its own; every pair of hosts is joined
 by a link with (a) the measured loopback figures, (b) 25 GbE line rate (3.125 GB/s) or (c) 100 GbE
 (12.5 GB/s), each with the measured per-tensor latency (the overhead of a crossing is on the
-hosts: waking threads, copying bytes) plus 10 us on the wire. HEFT and local search (2,000
+hosts: waking threads, copying bytes) plus 10 us on the wire, and (d) 100 GbE with an assumed 50
+us per tensor (hosts with spare cores whose receiving threads need not sleep). HEFT and local search (2,000
 evaluations, seed 1) place the model on each; prints a Markdown table of simulated latencies.
 Environment: DEVPLACE (default build/devplace).
 """
@@ -60,7 +61,8 @@ def main():
     wire_us = 10.0
     scenarios = [("measured loopback", link["latency_us"], link["bandwidth_gbs"]),
                  ("25 GbE", link["latency_us"] + wire_us, 3.125),
-                 ("100 GbE", link["latency_us"] + wire_us, 12.5)]
+                 ("100 GbE", link["latency_us"] + wire_us, 12.5),
+                 ("100 GbE, 50 us per tensor (assumed)", 50.0, 12.5)]
     print(f"{model}, per-tensor latency {link['latency_us']:.0f} us measured (+{wire_us:.0f} us wire for Ethernet)")
     print()
     print("| hosts | link | HEFT (ms) | local search, 2,000 evals (ms) | speed-up over 1 host |")

@@ -23,20 +23,20 @@ namespace devplace::cli {
 
 namespace {
 
-// Medians of `runs` timed runs (after one warm-up) of each placement across the processes.
+// Each placement run across the processes: one warm-up round, then `runs` rounds, each running
+// every placement once (so that the machine's drift touches them alike); the medians.
 std::vector<Measurement> measure_across(PlacedRuns& across, const std::vector<Placement>& placements, int runs) {
-  std::vector<Measurement> out;
-  for (const Placement& p : placements) {
-    Measurement m;
-    for (int r = 0; r <= runs; ++r) {
+  std::vector<Measurement> out(placements.size());
+  for (int r = 0; r <= runs; ++r)
+    for (std::size_t k = 0; k < placements.size(); ++k) {
       double seconds = 0;
-      across.run(p, &seconds);
-      if (r > 0) m.samples.push_back(seconds);
+      across.run(placements[k], &seconds);
+      if (r > 0) out[k].samples.push_back(seconds);
     }
+  for (Measurement& m : out) {
     std::vector<double> v = m.samples;
     std::sort(v.begin(), v.end());
     m.median = quantile_of_sorted(v, 0.5), m.min = v.front(), m.max = v.back();
-    out.push_back(std::move(m));
   }
   return out;
 }
@@ -69,13 +69,10 @@ double fit_crossing_overhead(const Context& ctx, CostTable& table, const std::ve
 
 // --validate with --world-size: each placement's median across the processes against the
 // simulator calibrated by `table`.
-void validate_across_processes(const Context& ctx, PlacedRuns& across, const CostTable& table,
-                               const std::vector<Placement>& placements, int runs) {
+void report_validation(const Context& ctx, const CostTable& table, const std::vector<Placement>& placements,
+                       const std::vector<Measurement>& measured) {
   const Problem calibrated(ctx.problem->graph(), ctx.problem->cluster(), &table);
   Simulator sim(calibrated);
-  std::printf("validation: %zu other random placements across the processes, 1 warm-up + %d runs each\n",
-              placements.size(), runs);
-  const std::vector<Measurement> measured = measure_across(across, placements, runs);
   std::vector<double> errors;
   for (std::size_t k = 0; k < placements.size(); ++k) {
     const Measurement& m = measured[k];
@@ -154,7 +151,7 @@ void add_profile_command(CLI::App& app) {
     const std::vector<WorkerSpec> workers = ex->workers();
     ex.reset();  // its worker threads would compete with the processes below
     std::unique_ptr<ProcessGroup> group;
-    std::unique_ptr<PlacedRuns> across;
+    std::vector<Measurement> measured_across;  // of held_out, with --world-size
     std::vector<int> ranks;
     if (a->rv.world_size > 1) {
       ranks = a->device_ranks.empty() ? device_ranks_for_cluster(c, ctx->cluster_spec) : a->device_ranks;
@@ -165,17 +162,25 @@ void add_profile_command(CLI::App& app) {
       const std::vector<LinkMeasurement> links = measure_links(*group, lo);
       std::printf("links between the processes, as a placed run moves a tensor:\n%s", links_table(links).c_str());
       t.links = device_links(c, ranks, links);
-      across = std::make_unique<PlacedRuns>(a->model, *ctx, a->exec, *group, ranks);
+      // The placements the fit uses and those that check it, measured together in rounds.
+      PlacedRuns across(a->model, *ctx, a->exec, *group, ranks);
+      std::vector<Placement> fitted;
+      RandomPlacements other(a->seed + 1);
+      for (int k = 0; k < a->fit; ++k) fitted.push_back(other.any_device(g.num_ops(), c.num_devices()));
+      std::vector<Placement> all = fitted;
+      all.insert(all.end(), held_out.begin(), held_out.end());
+      if (!all.empty())
+        std::printf("running %d + %zu random placements across the processes (%s), 1 warm-up + %d rounds\n", a->fit,
+                    held_out.size(), across.where().c_str(), a->runs);
+      measured_across = measure_across(across, all, a->runs);
       if (a->fit > 0) {
-        std::vector<Placement> fitted;
-        RandomPlacements other(a->seed + 1);
-        for (int k = 0; k < a->fit; ++k) fitted.push_back(other.any_device(g.num_ops(), c.num_devices()));
-        const std::vector<Measurement> m = measure_across(*across, fitted, a->runs);
-        const double overhead = fit_crossing_overhead(*ctx, t, fitted, m);
-        std::printf("a crossing tensor costs %.1f us more than the ping-pong says (fitted to %d random placements "
-                    "run across the processes, seed %llu); the table's links include it\n",
+        const std::vector<Measurement> of_fit(measured_across.begin(), measured_across.begin() + a->fit);
+        const double overhead = fit_crossing_overhead(*ctx, t, fitted, of_fit);
+        std::printf("a crossing tensor costs %.1f us more than the ping-pong says (fitted to the %d placements of "
+                    "seed %llu); the table's links include it\n",
                     overhead * 1e6, a->fit, static_cast<unsigned long long>(a->seed + 1));
       }
+      measured_across.erase(measured_across.begin(), measured_across.begin() + a->fit);
     }
     write_file_atomic(a->out, cost_table_to_json(t).dump(1) + "\n");
     std::printf("%s on %s: profiled %d ops on %d workers (%d runs each), %zu tensor copies\n",
@@ -192,7 +197,11 @@ void add_profile_command(CLI::App& app) {
     std::printf("  copies: sum %s ms over %zu tensors\nwrote %s\n", ms(copies).c_str(), t.transfer_time.size(),
                 a->out.c_str());
     if (group) {
-      if (!held_out.empty()) validate_across_processes(*ctx, *across, t, held_out, a->runs);
+      if (!held_out.empty()) {
+        std::printf("validation: the %zu placements of seed %llu\n", held_out.size(),
+                    static_cast<unsigned long long>(a->seed));
+        report_validation(*ctx, t, held_out, measured_across);
+      }
       stop_workers(*group);
       return;
     }

@@ -197,7 +197,7 @@ TEST(Distributed, ProfileWritesTheMeasuredLinksIntoTheCostTable) {
                                "--validate 1 --fit 2 -o " + costs + group);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("| 0 -> 1 |"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("fitted to 2 random placements run across the processes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(fitted to the 2 placements of seed 2)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("calibrated simulator vs measured across processes: median absolute error"),
             std::string::npos)
       << r.output;
