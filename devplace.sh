@@ -7,6 +7,8 @@
 #   ./devplace.sh bench   build + run the Google Benchmark programs
 #   ./devplace.sh asan    build with ASan+UBSan in build-asan/ and run the suite (not the slow tests)
 #   ./devplace.sh asan-core  the same for the torch-free core only (build-asan-core/; CI runs it)
+#   ./devplace.sh python-install [DIR]  build + install the Python package into DIR (default: the
+#                          active virtual environment's site-packages, else the user's)
 set -euo pipefail
 cd "$(dirname "$0")"
 BUILD_DIR=${BUILD_DIR:-build}
@@ -14,7 +16,8 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(cmake ninja-build g++ ccache pkg-config
   libtorch-dev libopenblas0-pthread libonnx-dev libprotobuf-dev protobuf-compiler
   libpugixml-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libmetis-dev libgtest-dev libbenchmark-dev
-  libgloo-dev)
+  libgloo-dev
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-torch python3-onnx)
 
 setup() {
   local missing=()
@@ -66,12 +69,19 @@ case "$cmd" in
       UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
       ctest --test-dir "$dir" --output-on-failure -j "${JOBS:-2}" -LE slow "$@"
     ;;
+  python-install)
+    build
+    dir=${1:-$(/usr/bin/python3 -c 'import site, sys, sysconfig
+print(sysconfig.get_paths()["platlib"] if sys.prefix != sys.base_prefix else site.getusersitepackages())')}
+    cmake --install "$BUILD_DIR" --component python --prefix "$dir"
+    echo "devplace: installed the Python package into $dir"
+    ;;
   bench)
     build
     for b in "$BUILD_DIR"/*_bench; do "$b" "$@"; done
     ;;
   *)
-    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
     [ "$cmd" = help ] || exit 2
     ;;
 esac

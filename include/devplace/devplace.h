@@ -12,6 +12,7 @@
 // one process. Logging and progress go through devplace/log.h's replaceable sink.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,6 +71,14 @@ void write_placement(const Workload& w, const Placement& placement, const std::s
 // Reads a placement file; throws Error naming the file and op for unknown ops or devices.
 Placement read_placement(const Workload& w, const std::string& path);
 
+// One finished training episode, for TrainOptions::on_episode.
+struct EpisodeProgress {
+  int episode = 0, episodes = 0;  // 1-based, and the planned total
+  double mean_latency = 0;        // seconds, over the episode's samples
+  double best_latency = 0;        // seconds, the best sampled so far
+  double entropy = 0;             // of the policy, mean per decision
+};
+
 struct TrainOptions {
   std::string preset = "default";  // "default" (ours, docs/hsdag.md) or "paper"
   int episodes = 0;                // 0: the preset's
@@ -79,6 +88,9 @@ struct TrainOptions {
   std::string checkpoint_dir;  // empty: no checkpoints
   bool resume = false;         // continue from checkpoint_dir
   std::string save_policy;     // write the trained policy here (for PlaceOptions::policy_file)
+  // Called after every episode on the training thread. An exception it throws ends training and
+  // leaves train() (a caller's way to interrupt it).
+  std::function<void(const EpisodeProgress&)> on_episode;
 };
 
 // What HSDAG's training produced, each placement with the reward evaluations it cost.

@@ -79,7 +79,12 @@ TrainSummary train(const Workload& w, const TrainOptions& options) {
   c.refine_evals = 0;
   c.checkpoint_dir = options.checkpoint_dir, c.resume = options.resume, c.save_policy = options.save_policy;
   std::unique_ptr<Reward> reward = make_reward(w.problem(), options.objective);
-  const TrainResult r = train_hsdag(w.problem(), *reward, c);
+  std::function<void(const EpisodeLog&)> on_episode;
+  if (options.on_episode)
+    on_episode = [&](const EpisodeLog& e) {
+      options.on_episode(EpisodeProgress{e.episode, c.episodes, e.mean_latency, e.best_latency, e.entropy});
+    };
+  const TrainResult r = train_hsdag(w.problem(), *reward, c, on_episode);
   TrainSummary s;
   s.policy = r.greedy, s.policy_latency = r.greedy_latency;
   s.best_sampled = r.sampled, s.best_sampled_latency = r.sampled_latency;

@@ -1,0 +1,180 @@
+"""The Python package against the library: placing, judging, simulating, writing, training,
+bad input, and agreement with the CLI (run by ctest as python_tests; PYTHONPATH=build/python)."""
+import json
+import os
+import re
+import subprocess
+
+import numpy
+import pytest
+
+import devplace
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CLI = os.environ.get("DEVPLACE_BIN", os.path.join(ROOT, "build", "devplace"))
+
+
+@pytest.fixture(scope="module")
+def resnet():
+    return devplace.load("resnet50", cluster="paper")
+
+
+def test_load_names_ops_and_devices(resnet):
+    assert resnet.model_name == "resnet50"
+    assert resnet.device_names == ["cpu", "gpu"]
+    assert resnet.num_ops == len(resnet.op_names) > 100
+    assert "resnet50" in repr(resnet)
+
+
+def test_place_and_judge(resnet):
+    p = devplace.place(resnet, "heft")
+    assert len(p) == resnet.num_ops and set(p) <= {0, 1}
+    v = devplace.judge(resnet, p)
+    assert v.feasible and 0 < v.latency < 1
+    # HEFT is no slower than the CPU alone, and its placement uses the GPU.
+    assert devplace.judge(resnet, [0] * resnet.num_ops).latency >= v.latency and 1 in p
+
+
+def test_placement_equals_the_cli_for_the_same_seed(resnet, tmp_path):
+    p = devplace.place(resnet, "local-search", seed=3, budget=400)
+    out = tmp_path / "cli.json"
+    subprocess.run([CLI, "-q", "place", "resnet50", "--cluster", "paper", "--algo", "local-search", "--seed", "3",
+                    "--budget", "400", "-o", str(out)], check=True, capture_output=True)
+    assert devplace.read_placement(resnet, str(out)) == p
+
+
+def test_simulate_gives_records_and_columns(resnet):
+    p = devplace.place(resnet, "heft")
+    s = devplace.simulate(resnet, p)
+    assert s["makespan"] == pytest.approx(devplace.judge(resnet, p).latency)
+    assert len(s["ops"]) == resnet.num_ops
+    cols = s["columns"]
+    assert isinstance(cols["start"], numpy.ndarray) and cols["start"].shape == (resnet.num_ops,)
+    busy = {d: 0.0 for d in resnet.device_names}
+    for r in s["ops"]:
+        assert r["end"] >= r["start"] >= 0
+        if r["device"] is not None:
+            busy[r["device"]] += r["end"] - r["start"]
+    for d in resnet.device_names:
+        assert busy[d] == pytest.approx(s["busy"][d], rel=1e-9, abs=1e-12)
+    for t in s["transfers"]:
+        assert t["from"] != t["to"] and t["end"] >= t["start"]
+
+
+def test_writers(resnet, tmp_path):
+    p = devplace.place(resnet, "heft")
+    trace = tmp_path / "trace.json"
+    devplace.write_trace(resnet, p, str(trace))
+    assert json.loads(trace.read_text())["traceEvents"]
+    placed = tmp_path / "placement.json"
+    devplace.write_placement(resnet, p, str(placed))
+    assert devplace.read_placement(resnet, str(placed)) == p
+    onnx_out = tmp_path / "placed.onnx"
+    devplace.write_onnx(resnet, p, str(onnx_out))
+    import onnx
+    m = onnx.load(str(onnx_out))
+    assert any(prop.key == "devplace.placement" for prop in m.metadata_props)
+    affinity = tmp_path / "affinity.json"
+    adjusted = devplace.write_openvino_affinity(resnet, p, str(affinity))
+    assert len(adjusted) == resnet.num_ops and affinity.exists()
+
+
+def test_bad_input_raises_clear_errors(resnet):
+    with pytest.raises(devplace.Error) as missing:
+        devplace.load("/nonexistent/model.onnx")
+    assert "/nonexistent/model.onnx" in str(missing.value) and missing.value.file == "/nonexistent/model.onnx"
+    with pytest.raises(devplace.Error, match="no-such-placer"):
+        devplace.place(resnet, "no-such-placer")
+    with pytest.raises(devplace.Error, match="input"):
+        devplace.load("bert_base", inputs=["not a binding"])
+    with pytest.raises(devplace.Error):
+        devplace.judge(resnet, [5] * resnet.num_ops)
+    with pytest.raises(ValueError):  # devplace.Error is a ValueError
+        devplace.load("resnet50", cluster="no-such-cluster")
+
+
+def test_train_reports_progress_and_stops_on_an_exception(resnet):
+    seen = []
+    r = devplace.train(resnet, episodes=2, samples=4, progress=lambda e: seen.append((e.episode, e.episodes)))
+    assert seen == [(1, 2), (2, 2)]
+    assert r.episodes == 2 and len(r.policy) == resnet.num_ops and r.evaluations > 0
+
+    def stop(e):
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        devplace.train(resnet, episodes=5, samples=4, progress=stop)
+
+
+def test_from_torch_places_and_runs_a_module(tmp_path):
+    import torch  # python3-torch is one of devplace.sh's packages
+
+    net = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
+    path = str(tmp_path / "net.onnx")
+    w = devplace.from_torch(net, torch.randn(1, 64), cluster="paper", path=path)
+    assert w.num_ops >= 3 and w.device_names == ["cpu", "gpu"]
+    rows = devplace.compare(w, ["heft", "m-topo"])
+    assert len(rows) == 2 and rows[0]["latency_ms"] <= rows[1]["latency_ms"]
+    # Run it for real on this machine's two CPU workers.
+    local = devplace.load(path, cluster=os.path.join(ROOT, "clusters", "local2.toml"))
+    r = devplace.execute(local, devplace.place(local, "heft"), warmup=0, runs=2)
+    assert len(r.samples) == 2 and r.median > 0
+
+
+def test_readme_quick_start_runs_as_written(tmp_path):
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    block = re.search(r"<!-- python-quick-start -->\s*```python\n(.*?)```", readme, re.S)
+    assert block, "README has no python quick start block"
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        exec(compile(block.group(1), "README.md", "exec"), {})
+    finally:
+        os.chdir(cwd)
+    assert (tmp_path / "resnet50_trace.json").exists()
+
+
+def test_help_reads_well():
+    assert "placer" in devplace.place.__doc__
+    assert "Args" in devplace.load.__doc__ and "torch.onnx" in devplace.from_torch.__doc__
+
+
+def test_environment_one_op_per_step(resnet):
+    env = devplace.PlacementEnv(resnet)
+    obs, info = env.reset(seed=0)
+    assert obs["features"].shape == (2, devplace.ScheduleEnv.num_features) and obs["features"].dtype == numpy.float32
+    assert obs["allowed"].dtype == bool and (obs["placement"] == -1).all()
+    assert info["op_times"].shape == (resnet.num_ops, 2) and info["edges"].shape[0] == 2
+    assert info["edges"].shape[1] == info["edge_bytes"].shape[0] > resnet.num_ops
+    steps, done, reward = 0, False, 0.0
+    while not done:
+        action = int(numpy.flatnonzero(obs["allowed"])[-1])
+        obs, reward, done, truncated, step_info = env.step(action)
+        assert not truncated
+        steps += 1
+    assert steps == env._env.num_decisions and steps <= resnet.num_ops
+    assert step_info["latency"] == pytest.approx(devplace.judge(resnet, step_info["placement"]).latency)
+    assert reward == pytest.approx(info["reference_latency"] / step_info["latency"])
+    with pytest.raises(devplace.Error):
+        env.step(0)
+
+
+def test_environment_whole_placement_per_step(resnet):
+    env = devplace.PlacementEnv(resnet, mode="placement", reward="neg_latency")
+    env.reset()
+    heft = devplace.place(resnet, "heft")
+    _, reward, done, _, info = env.step(heft)
+    assert done and reward == pytest.approx(-devplace.judge(resnet, heft).latency)
+
+
+def run_example(name, *args):
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(CLI), "python"))
+    return subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "python", "examples", name), *args], env=env,
+                          check=True, capture_output=True, text=True).stdout
+
+
+def test_examples_run():
+    out = run_example("train_env_policy.py", "--episodes", "2", "--batch", "2")
+    assert "trained policy (greedy)" in out and "HEFT" in out
+    out = run_example("bench_env.py", "--model", "resnet50", "--episodes", "2")
+    assert "Python overhead per step" in out
