@@ -17,6 +17,8 @@ what. Long calls release the GIL; :func:`train` can be interrupted with Ctrl-C.
 """
 from __future__ import annotations
 
+import atexit
+import json
 import os
 import tempfile
 import time
@@ -36,6 +38,7 @@ from ._devplace import (  # noqa: F401  (re-exported)
     op_times,
     place,
     placer_names,
+    profile,
     random_episodes_per_second,
     read_placement,
     simulate,
@@ -49,22 +52,35 @@ from ._devplace import (  # noqa: F401  (re-exported)
 from .env import PlacementEnv  # noqa: E402
 
 __all__ = [
-    "EpisodeProgress", "PlacementEnv", "ScheduleEnv", "edges", "op_times", "random_episodes_per_second", "Error", "ExecutionResult", "TrainSummary", "Verdict", "Workload", "compare", "execute",
+    "EpisodeProgress", "PlacementEnv", "profile", "ScheduleEnv", "edges", "op_times", "random_episodes_per_second", "Error", "ExecutionResult", "TrainSummary", "Verdict", "Workload", "compare", "execute",
     "from_torch", "judge", "load", "place", "placer_names", "read_placement", "simulate", "train", "write_onnx",
     "write_openvino_affinity", "write_placement", "write_trace",
 ]
 
 
-def load(model: str, inputs: Optional[Dict[str, Sequence[int]] | Sequence[str]] = None, cluster: str = "",
-         costs: str = "", fusion: bool = True) -> Workload:
+def cluster_file(cluster: Dict[str, Any]) -> str:
+    """Writes a cluster given as a dict (the JSON cluster format: ``name``, ``devices`` with
+    ``name``, ``kind``, ``peak_tflops``, ``mem_bandwidth_gbs``, ``memory_gib`` ..., and ``links``
+    or ``default_link``; docs/cost-model.md) to a temporary file, removed at exit, and returns
+    its path. :func:`load` calls it for a dict."""
+    fd, path = tempfile.mkstemp(prefix="devplace_cluster_", suffix=".json")
+    with os.fdopen(fd, "w") as f:
+        json.dump(cluster, f)
+    atexit.register(lambda: os.path.exists(path) and os.remove(path))
+    return path
+
+
+def load(model: str, inputs: Optional[Dict[str, Sequence[int]] | Sequence[str]] = None,
+         cluster: str | Dict[str, Any] = "", costs: str = "", fusion: bool = True) -> Workload:
     """Load a model onto a cluster.
 
     Args:
         model: a model file (.onnx, OpenVINO IR .xml, devplace or Tarnawski .json) or a bundled
             name (resnet50, inception_v3, bert_base).
         inputs: input shape bindings, as ``{"input_ids": (1, 256)}`` or ``["input_ids=1,256"]``.
-        cluster: a cluster file (.toml, .json) or preset (paper, server, nvlink4); empty: the
-            model's own devices, else paper.
+        cluster: a cluster file (.toml, .json), a preset (paper, server, nvlink4) or a dict in
+            the JSON cluster format (see :func:`cluster_file`); empty: the model's own devices,
+            else paper.
         costs: a cost table from ``devplace profile`` overriding the cost model for the ops it names.
         fusion: False runs every op as its own kernel (the cluster's fusion rules ignored).
     """
@@ -74,6 +90,8 @@ def load(model: str, inputs: Optional[Dict[str, Sequence[int]] | Sequence[str]] 
         bindings = [f"{name}={','.join(str(int(d)) for d in shape)}" for name, shape in inputs.items()]
     else:
         bindings = list(inputs)
+    if isinstance(cluster, dict):
+        cluster = cluster_file(cluster)
     return Workload.load(model, bindings, cluster, costs, fusion)
 
 
@@ -136,4 +154,4 @@ def format_table(rows: List[Dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-__all__.append("format_table")
+__all__ += ["format_table", "cluster_file"]

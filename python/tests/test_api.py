@@ -178,3 +178,37 @@ def test_examples_run():
     assert "trained policy (greedy)" in out and "HEFT" in out
     out = run_example("bench_env.py", "--model", "resnet50", "--episodes", "2")
     assert "Python overhead per step" in out
+
+
+def test_cluster_from_a_dict_and_a_profiled_cost_table(tmp_path):
+    cluster = {"name": "two", "devices": [
+        {"name": "fast", "kind": "cpu", "peak_tflops": 1.0, "mem_bandwidth_gbs": 100, "worker": "cpu:0"},
+        {"name": "slow", "kind": "cpu", "peak_tflops": 0.1, "mem_bandwidth_gbs": 10, "worker": "cpu:1"}],
+        "default_link": {"bandwidth_gbs": 10, "latency_us": 5}}
+    w = devplace.load("resnet50", cluster=cluster)
+    assert w.device_names == ["fast", "slow"] and w.cluster_name == "two"
+    times = devplace.op_times(w)
+    assert (times[:, 1] >= times[:, 0]).all()  # the slow device is never faster
+    with pytest.raises(devplace.Error):
+        devplace.load("resnet50", cluster={"name": "bad", "devices": [{"kind": "cpu"}]})
+    costs = str(tmp_path / "costs.json")
+    sums = devplace.profile(w, costs, runs=1)
+    assert set(sums) == {"fast", "slow"} and all(v > 0 for v in sums.values())
+    calibrated = devplace.load("resnet50", cluster=cluster, costs=costs)
+    cpu_only = [0] * calibrated.num_ops
+    assert devplace.judge(calibrated, cpu_only).latency == pytest.approx(sums["fast"], rel=0.5)
+
+
+def test_ctrl_c_interrupts_training():
+    code = ("import os, signal, threading, time, devplace\n"
+            "w = devplace.load('resnet50', cluster='paper')\n"
+            "threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT)).start()\n"
+            "t0 = time.time()\n"
+            "try:\n"
+            "    devplace.train(w, episodes=100000, samples=4)\n"
+            "except KeyboardInterrupt:\n"
+            "    print('interrupted after %.1f s' % (time.time() - t0))\n")
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(CLI), "python"))
+    out = subprocess.run(["/usr/bin/python3", "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert "interrupted after" in out.stdout, out.stdout + out.stderr
+    assert float(out.stdout.split()[2]) < 30

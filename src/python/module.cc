@@ -8,16 +8,21 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <nlohmann/json.hpp>
+
 #include <chrono>
+#include <map>
 #include <optional>
 #include <random>
 
 #include "cost/cost_model.h"
 #include "devplace/devplace.h"
+#include "exec/profiler.h"
 #include "io/placement_export.h"
 #include "learn/schedule_env.h"
 #include "report/trace.h"
 #include "sim/simulator.h"
+#include "util/files.h"
 
 namespace py = pybind11;
 using namespace devplace;
@@ -254,6 +259,30 @@ PYBIND11_MODULE(_devplace, m) {
       "(seconds).",
       py::arg("workload"), py::arg("placement"), py::arg("warmup") = 1, py::arg("runs") = 5, py::arg("threads") = 1,
       py::arg("seed") = 1);
+  m.def(
+      "profile",
+      [](const Workload& w, const std::string& path, int runs, int threads, std::uint64_t seed) {
+        if (runs < 1) throw Error("", "", "profile: runs must be at least 1");
+        std::map<std::string, double> sums;
+        {
+          py::gil_scoped_release release;
+          const Problem& pb = w.problem();
+          ExecOptions o;
+          o.intra_op_threads = threads, o.seed = seed;
+          Executor ex(pb.graph(), workers_for_cluster(pb.cluster(), w.cluster_spec()), o);
+          ProfileOptions po;
+          po.runs = runs;
+          const CostTable t = profile_costs(ex, pb.graph(), pb.cluster(), po);
+          write_file_atomic(path, cost_table_to_json(t).dump(1) + "\n");
+          for (const auto& [op, row] : t.op_time)
+            for (const auto& [device, seconds] : row) sums[device] += seconds;
+        }
+        return sums;
+      },
+      "Measures every op on every worker of the workload's cluster (as devplace profile) and writes the cost table "
+      "to path (load(..., costs=path) then calibrates the simulator); returns the sum of op times per device, seconds.",
+      py::arg("workload"), py::arg("path"), py::arg("runs") = 5, py::arg("threads") = 1, py::arg("seed") = 1);
+
   // Arrays for researchers: one copy each from the library's own tables into numpy.
   m.def(
       "op_times",
