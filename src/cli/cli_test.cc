@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "util/blas_kernel.h"
 #include "util/files.h"
 
 namespace devplace {
@@ -142,6 +143,29 @@ TEST(Cli, RunComparesPlacementsAndTracesOne) {
   EXPECT_NE(one.output.find("time in ops per worker"), std::string::npos) << one.output;
   EXPECT_NE(read_file(trace).find("\"traceEvents\""), std::string::npos);
   EXPECT_NE(read_file(gantt).find("<svg"), std::string::npos);
+}
+
+// run names the BLAS kernel it uses. An OPENBLAS_CORETYPE the user set is kept; without one,
+// devplace never runs OpenBLAS's generic pre-AVX kernel on a CPU with AVX2 (main restarts the
+// process with a better one, util/blas_kernel.h).
+TEST(Cli, RunNamesItsBlasKernelAndAvoidsAGenericOne) {
+  const std::string args = "run resnet50 --cluster clusters/local2.toml -d cpu0 --runs 1 --warmup 0";
+  const char* before = std::getenv("OPENBLAS_CORETYPE");
+  const std::string saved = before ? before : "";
+  setenv("OPENBLAS_CORETYPE", "Prescott", 1);
+  const Result forced = devplace(args);
+  unsetenv("OPENBLAS_CORETYPE");
+  const Result chosen = devplace(args);
+  if (before) setenv("OPENBLAS_CORETYPE", saved.c_str(), 1);
+  ASSERT_EQ(forced.status, 0) << forced.output;
+  EXPECT_NE(forced.output.find("BLAS: OpenBLAS kernel Prescott"), std::string::npos) << forced.output;
+  ASSERT_EQ(chosen.status, 0) << chosen.output;
+  const std::string tag = "BLAS: OpenBLAS kernel ";
+  const auto at = chosen.output.find(tag);
+  ASSERT_NE(at, std::string::npos) << chosen.output;
+  const auto from = at + tag.size();
+  const std::string core = chosen.output.substr(from, chosen.output.find(' ', from) - from);
+  EXPECT_EQ(better_openblas_core(core, this_cpu(), nullptr), "") << "still on the generic kernel " << core;
 }
 
 TEST(Cli, RunNeedsAnOnnxModel) {

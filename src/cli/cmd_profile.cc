@@ -14,6 +14,7 @@
 #include "exec/profiler.h"
 #include "place/random_placement.h"
 #include "sim/simulator.h"
+#include "util/blas_kernel.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log.h"
@@ -183,6 +184,7 @@ void add_profile_command(CLI::App& app) {
       measured_across.erase(measured_across.begin(), measured_across.begin() + a->fit);
     }
     write_file_atomic(a->out, cost_table_to_json(t).dump(1) + "\n");
+    std::printf("BLAS: %s\n", describe_blas(loaded_blas_kernel()).c_str());
     std::printf("%s on %s: profiled %d ops on %d workers (%d runs each), %zu tensor copies\n",
                 pb.graph().name().c_str(), c.name.c_str(), pb.num_ops(), static_cast<int>(workers.size()), a->runs,
                 t.transfer_time.size());

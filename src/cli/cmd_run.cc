@@ -15,6 +15,7 @@
 #include "report/trace.h"
 #include "place/random_placement.h"
 #include "sim/simulator.h"
+#include "util/blas_kernel.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log.h"
@@ -162,6 +163,7 @@ void add_run_command(CLI::App& app) {
       std::printf("%s on %s (%s): %zu placement%s, %d runs each after %d warm-up%s\n", g.name().c_str(), c.name.c_str(),
                   workers.c_str(), placements.size(), placements.size() == 1 ? "" : "s", a->runs, a->warmup,
                   placements.size() > 1 ? ", in rounds" : "");
+    if (!a->json) std::printf("BLAS: %s\n", describe_blas(loaded_blas_kernel()).c_str());
     log::Progress progress("run", static_cast<std::size_t>(a->warmup + a->runs));
     std::vector<Measurement> ms_all = measure_interleaved(*ex, placements, a->warmup, a->runs, [&](int done, int) {
       progress.update(static_cast<std::size_t>(done), done <= a->warmup ? "warm-up" : "timed rounds");
