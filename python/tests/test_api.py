@@ -212,3 +212,21 @@ def test_ctrl_c_interrupts_training():
     out = subprocess.run(["/usr/bin/python3", "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert "interrupted after" in out.stdout, out.stdout + out.stderr
     assert float(out.stdout.split()[2]) < 30
+
+
+def test_cli_runs_on_inputs_from_onnx_tensor_files(tmp_path):
+    import onnx
+    from onnx import numpy_helper
+
+    x = numpy.random.default_rng(0).standard_normal((1, 3, 224, 224)).astype(numpy.float32)
+    numpy.save(tmp_path / "x.npy", x)
+    (tmp_path / "x.pb").write_bytes(numpy_helper.from_array(x, "input").SerializeToString())
+    outs = []
+    for name in ("x.npy", "x.pb"):
+        out = tmp_path / name.replace(".", "_")
+        subprocess.run([CLI, "-q", "run", "resnet50", "--cluster", os.path.join(ROOT, "clusters", "local2.toml"), "-d",
+                        "cpu0", "--runs", "1", "--warmup", "0", "--input-file", f"input={tmp_path / name}",
+                        "--output-dir", str(out)], check=True, capture_output=True)
+        outs.append(numpy.load(out / "output.npy"))
+    assert outs[0].shape == (1, 1000) and outs[0].dtype == numpy.float32
+    assert numpy.array_equal(outs[0], outs[1])

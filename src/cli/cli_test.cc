@@ -168,6 +168,48 @@ TEST(Cli, RunNamesItsBlasKernelAndAvoidsAGenericOne) {
   EXPECT_EQ(better_openblas_core(core, this_cpu(), nullptr), "") << "still on the generic kernel " << core;
 }
 
+// A NumPy .npy file of float32 values (format 1.0, C order).
+std::string npy_file(const std::string& name, const std::vector<int>& shape, float value) {
+  std::string dims;
+  std::size_t n = 1;
+  for (std::size_t k = 0; k < shape.size(); ++k) dims += (k ? ", " : "") + std::to_string(shape[k]), n *= shape[k];
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + dims + "), }";
+  header += std::string((64 - (10 + header.size() + 1) % 64) % 64, ' ') + "\n";
+  std::string out = std::string("\x93NUMPY\x01\x00", 8) + static_cast<char>(header.size() & 0xff) +
+                    static_cast<char>(header.size() >> 8) + header;
+  std::vector<float> values(n);
+  for (std::size_t i = 0; i < n; ++i) values[i] = value * static_cast<float>(i % 97) / 97.0f;
+  out.append(reinterpret_cast<const char*>(values.data()), n * sizeof(float));
+  return temp_file(name, out);
+}
+
+// run takes graph inputs from files and writes the outputs: the same input gives the same
+// outputs on any placement, another input other outputs; bad files are one-line errors.
+TEST(Cli, RunReadsInputsAndWritesOutputs) {
+  const std::string x = npy_file("x.npy", {1, 3, 224, 224}, 1.0f);
+  const std::string dir = ::testing::TempDir() + "/run_outputs";
+  std::filesystem::remove_all(dir);
+  const std::string base = "run resnet50 --cluster clusters/local2.toml --runs 1 --warmup 0 ";
+  const std::string rr = ::testing::TempDir() + "/round_robin.json";
+  ASSERT_EQ(devplace("-q place resnet50 --cluster clusters/local2.toml --algo round-robin -o " + rr).status, 0);
+  const Result one = devplace(base + "-d cpu0 --input-file input=" + x + " --output-dir " + dir + "/one");
+  ASSERT_EQ(one.status, 0) << one.output;
+  EXPECT_NE(one.output.find("wrote 1 output of the last run"), std::string::npos) << one.output;
+  ASSERT_EQ(devplace(base + "-p " + rr + " --input-file input=" + x + " --output-dir " + dir + "/two").status, 0);
+  ASSERT_EQ(devplace(base + "-d cpu0 --input-file input=" + npy_file("y.npy", {1, 3, 224, 224}, -2.0f) +
+                     " --output-dir " + dir + "/other").status,
+            0);
+  const std::string a = read_file(dir + "/one/output.npy");
+  EXPECT_GT(a.size(), 4000u);  // 1000 float32 logits and the header
+  EXPECT_EQ(a, read_file(dir + "/two/output.npy"));
+  EXPECT_NE(a, read_file(dir + "/other/output.npy"));
+  expect_one_line_error(devplace(base + "-d cpu0 --input-file nope=" + x), "no such input (its inputs: input)");
+  expect_one_line_error(devplace(base + "-d cpu0 --input-file input=" + npy_file("small.npy", {1, 3, 32, 32}, 1.0f)),
+                        "has shape [1, 3, 32, 32] of Float; the model's input is [1, 3, 224, 224] of Float");
+  expect_one_line_error(devplace(base + "-d cpu0 --input-file input=" + temp_file("bad.npy", "not numpy")),
+                        "not a readable .npy file: no NumPy magic");
+}
+
 TEST(Cli, RunNeedsAnOnnxModel) {
   const std::string ir = shared_dir() + "/data/openvino/mobilenet_v2.xml";
   if (!file_exists(ir)) GTEST_SKIP() << "no ../shared/data/openvino here (a fresh clone has no shared data)";

@@ -73,6 +73,8 @@ void add_run_command(CLI::App& app) {
     bool json = false;
     Rendezvous rv = Rendezvous::from_env();
     std::vector<int> device_ranks;
+    std::vector<std::string> input_files;
+    std::string output_dir;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -96,6 +98,11 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--gantt", a->gantt,
                   "Write the last timed run's measured timeline as an SVG Gantt chart (one placement)");
   add_exec_options(*cmd, a->exec);
+  cmd->add_option("--input-file", a->input_files,
+                  "NAME=FILE: graph input NAME from a NumPy .npy or an ONNX TensorProto .pb instead of seeded random "
+                  "values (repeatable)");
+  cmd->add_option("--output-dir", a->output_dir,
+                  "Write the graph outputs of the last run as DIR/<name>.npy (to check a placed run against a reference)");
   cmd->add_option("--world-size", a->rv.world_size,
                   "Run across this many processes (this one is rank 0; start the others with devplace worker; "
                   "docs/distributed.md)");
@@ -147,6 +154,8 @@ void add_run_command(CLI::App& app) {
       const std::size_t pick = random ? 1 : 0;  // --random 1: the random placement, not the reference
       if (placements.size() != pick + 1 || a->json || !a->trace.empty() || !a->gantt.empty())
         throw Error("", "", "--world-size runs one placement (one -p, -d or --random 1), without --json/--trace/--gantt");
+      if (!a->input_files.empty() || !a->output_dir.empty())
+        throw Error("", "", "--input-file and --output-dir are for runs in one process (not with --world-size)");
       const std::vector<int> ranks =
           a->device_ranks.empty() ? device_ranks_for_cluster(c, ctx->cluster_spec) : a->device_ranks;
       if (run_across_processes(a->model, *ctx, placements[pick], labels[pick], a->exec, a->rv, ranks, a->warmup,
@@ -156,6 +165,12 @@ void add_run_command(CLI::App& app) {
     }
 
     auto ex = make_executor(*ctx, a->exec);
+    for (const std::string& binding : a->input_files) {
+      const auto eq = binding.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == binding.size())
+        throw Error("", "", "--input-file wants NAME=FILE, got '" + binding + "'");
+      ex->set_input(binding.substr(0, eq), binding.substr(eq + 1));
+    }
     std::string workers;
     for (int w = 0; w < ex->num_workers(); ++w)
       workers += (w ? ", " : "") + c.devices[w].name + "=" + ex->workers()[w].str();
@@ -223,6 +238,12 @@ void add_run_command(CLI::App& app) {
       }
     }
     if (a->json) std::printf("%s\n", out.dump(2).c_str());
+    if (!a->output_dir.empty()) {
+      const std::vector<std::string> written = ex->write_outputs(a->output_dir);
+      if (!a->json)
+        std::printf("wrote %zu output%s of the last run (%s) to %s\n", written.size(), written.size() == 1 ? "" : "s",
+                    labels.back().c_str(), a->output_dir.c_str());
+    }
 
     if (placements.size() == 1) {
       const Schedule measured = ex->timeline();

@@ -17,6 +17,7 @@
 #include <functional>
 #include <mutex>
 #include <set>
+#include <filesystem>
 #include <map>
 #include <thread>
 #include <unordered_map>
@@ -28,6 +29,7 @@
 #include <onnx/onnx_pb.h>
 #include <torch/cuda.h>
 
+#include "exec/npy.h"
 #include "exec/onnx_ops.h"
 #include "graph/op_costs.h"
 #include "io/onnx_import.h"
@@ -103,6 +105,12 @@ HostTensor host_tensor(const std::string& name, const at::Tensor& v) {
   h.shape.assign(c.sizes().begin(), c.sizes().end());
   h.values.assign(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
   return h;
+}
+
+std::string shape_text(const at::Tensor& v) {
+  std::string out = "[";
+  for (std::int64_t k = 0; k < v.dim(); ++k) out += (k ? ", " : "") + std::to_string(v.size(k));
+  return out + "]";
 }
 
 struct Task {
@@ -833,6 +841,55 @@ struct Executor::Impl {
     return prof;
   }
 };
+
+void Executor::set_input(const std::string& name, const std::string& path) {
+  Impl& m = *impl_;
+  const int t = m.g.find_tensor(name);
+  if (t < 0 || !m.g.tensor(t).is_graph_input) {
+    std::string inputs;
+    for (int k = 0; k < m.g.num_tensors(); ++k)
+      if (m.g.tensor(k).is_graph_input) inputs += (inputs.empty() ? "" : ", ") + m.g.tensor(k).name;
+    throw Error(path, name, "the model has no such input (its inputs: " + inputs + ")");
+  }
+  at::Tensor v;
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".pb") == 0) {
+    onnx::TensorProto proto;
+    const std::string bytes = read_file(path);
+    if (!proto.ParseFromString(bytes)) throw Error(path, name, "not an ONNX TensorProto");
+    v = exec::tensor_from_proto(proto, path);
+    if (!v.defined()) throw Error(path, name, "the tensor has no data");
+  } else {
+    v = exec::read_npy(path);
+  }
+  const at::Tensor& now = m.host_value[t];
+  if (v.sizes() != now.sizes() || v.scalar_type() != now.scalar_type())
+    throw Error(path, name,
+                "has shape " + shape_text(v) + " of " + at::toString(v.scalar_type()) + "; the model's input is " +
+                    shape_text(now) + " of " + at::toString(now.scalar_type()) + " (bind another shape with --input)");
+  m.host_value[t] = v.contiguous();
+  for (int w = 0; w < m.W; ++w)
+    if (m.specs[w].kind == WorkerSpec::Kind::cuda) m.dev_value[w][t] = m.host_value[t].to(m.workers[w]->device);
+}
+
+std::vector<std::string> Executor::write_outputs(const std::string& dir) const {
+  const Impl& m = *impl_;
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> paths;
+  for (int t = 0; t < m.T; ++t) {
+    const Tensor& ts = m.g.tensor(t);
+    if (!ts.is_graph_output) continue;
+    at::Tensor v = m.host_value[t];
+    if (!v.defined() && ts.producer >= 0 && !m.placement.empty() && m.placement[ts.producer] >= 0)
+      v = m.slots[static_cast<std::size_t>(t) * m.W + m.placement[ts.producer]];
+    if (!v.defined()) throw Error(m.g.source(), ts.name, "no value: run the model first");
+    std::string file = ts.name;
+    for (char& c : file)
+      if (c == '/' || c == ':') c = '_';
+    paths.push_back((std::filesystem::path(dir) / (file + ".npy")).string());
+    exec::write_npy(paths.back(), v);
+  }
+  return paths;
+}
 
 Executor::Executor(const Graph& graph, std::vector<WorkerSpec> workers, ExecOptions options)
     : impl_(std::make_unique<Impl>(graph, std::move(workers), options)) {}

@@ -103,6 +103,13 @@ class Executor {
   RunStats run(const Placement& placement);
   // Graph outputs of the last run, in graph order.
   std::vector<HostTensor> outputs() const;
+  // Replaces graph input `name`'s seeded random value for every later run with a file's: a
+  // NumPy .npy or an ONNX TensorProto .pb (the ONNX test suites' format). Throws Error naming the
+  // file and the input for an unknown input, a bad file, or a shape or type other than the graph's.
+  void set_input(const std::string& name, const std::string& path);
+  // Writes each graph output of the last run as DIR/<name>.npy (its own type; '/' and ':' in a
+  // name become '_'); returns the paths.
+  std::vector<std::string> write_outputs(const std::string& dir) const;
   // What the last run did, as a Schedule (seconds from its first push; device = worker): each
   // op's span, each copy's span on its destination worker, busy time per worker (ops only, as the
   // simulator counts it).
