@@ -80,7 +80,11 @@ struct EpisodeProgress {
 };
 
 struct TrainOptions {
-  std::string preset = "default";  // "default" (ours, docs/hsdag.md) or "paper"
+  // "hsdag" (the paper's method), or "learned": fine-tune devplace's pretrained learned placer
+  // (the shipped policy, or `policy`) with episodes updates of samples placements each.
+  std::string algorithm = "hsdag";
+  std::string policy;              // learned: the policy to fine-tune; empty: the shipped one
+  std::string preset = "default";  // hsdag: "default" (ours, docs/hsdag.md) or "paper"
   int episodes = 0;                // 0: the preset's
   int samples = 0;                 // placements sampled per episode; 0: the preset's
   std::uint64_t seed = 1;
@@ -104,7 +108,8 @@ struct TrainSummary {
   double seconds = 0;         // wall time
 };
 
-// Trains HSDAG on `w` (no annealing polish: the policy's own results).
+// Trains HSDAG on `w` (no annealing polish: the policy's own results), or fine-tunes the learned
+// placer (TrainOptions::algorithm). Throws Error for another algorithm.
 TrainSummary train(const Workload& w, const TrainOptions& options = {});
 
 struct ExecuteOptions {

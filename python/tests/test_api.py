@@ -230,3 +230,15 @@ def test_cli_runs_on_inputs_from_onnx_tensor_files(tmp_path):
         outs.append(numpy.load(out / "output.npy"))
     assert outs[0].shape == (1, 1000) and outs[0].dtype == numpy.float32
     assert numpy.array_equal(outs[0], outs[1])
+
+
+def test_train_fine_tunes_the_learned_placer_with_progress(resnet):
+    seen = []
+    r = devplace.train(resnet, algorithm="learned", episodes=2, samples=4,
+                       progress=lambda e: seen.append((e.episode, e.episodes, e.best_latency)))
+    assert [(e, n) for e, n, _ in seen] == [(1, 2), (2, 2)]
+    assert seen[1][2] <= seen[0][2]  # the best so far never gets worse
+    assert r.evaluations == 2 * 4 + resnet.num_devices + 1
+    assert r.best_sampled_latency <= r.policy_latency
+    with pytest.raises(devplace.Error, match="hsdag or learned"):
+        devplace.train(resnet, algorithm="placeto")

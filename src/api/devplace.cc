@@ -2,6 +2,7 @@
 // places, place/ judges, learn/ trains, exec/ runs.
 #include "devplace/devplace.h"
 
+#include <chrono>
 #include <cmath>
 
 #include "cost/cost_model.h"
@@ -11,6 +12,7 @@
 #include "io/placement_io.h"
 #include "learn/hsdag.h"
 #include "learn/learned_placers.h"
+#include "learn/list_policy.h"
 #include "place/placer.h"
 
 namespace devplace {
@@ -71,7 +73,39 @@ Placement read_placement(const Workload& w, const std::string& path) {
   return read_placement(path, w.problem().graph(), w.problem().cluster());
 }
 
+namespace {
+
+TrainSummary fine_tune_learned(const Workload& w, const TrainOptions& options) {
+  ListPolicy policy =
+      ListPolicy::load(options.policy.empty() ? default_list_policy_path(options.objective) : options.policy);
+  ListPolicyConfig c;
+  c.samples = options.samples > 0 ? options.samples : 20;
+  c.lr = 3e-3;  // as the learned-tuned placer
+  const int updates = options.episodes > 0 ? options.episodes : 3;
+  std::unique_ptr<Reward> reward = make_reward(w.problem(), options.objective);
+  const long long budget = static_cast<long long>(updates) * c.samples + w.num_devices() + 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::function<void(const ListTrainingStep&)> on_update;
+  if (options.on_episode)
+    on_update = [&](const ListTrainingStep& s) {
+      options.on_episode(EpisodeProgress{s.iteration, updates, s.mean_latency, s.best_latency, s.entropy});
+    };
+  const ListTuneResult r = fine_tune_list_policy(policy, w.problem(), *reward, budget, c, options.seed, on_update);
+  if (!options.save_policy.empty()) policy.save(options.save_policy);
+  TrainSummary s;
+  s.policy = r.policy, s.policy_latency = r.policy_latency;
+  s.best_sampled = r.best, s.best_sampled_latency = r.best_latency;
+  s.evaluations = r.evaluations, s.episodes = updates;
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return s;
+}
+
+}  // namespace
+
 TrainSummary train(const Workload& w, const TrainOptions& options) {
+  if (options.algorithm == "learned") return fine_tune_learned(w, options);
+  if (options.algorithm != "hsdag")
+    throw Error("", options.algorithm, "train: the algorithm must be hsdag or learned");
   HsdagConfig c = hsdag_preset(options.preset);
   if (options.episodes > 0) c.episodes = options.episodes;
   if (options.samples > 0) c.samples = options.samples;

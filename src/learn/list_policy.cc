@@ -361,7 +361,8 @@ void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& co
 }
 
 ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& p, Reward& reward, long long budget,
-                                     const ListPolicyConfig& c, std::uint64_t seed) {
+                                     const ListPolicyConfig& c, std::uint64_t seed,
+                                     const std::function<void(const ListTrainingStep&)>& on_update) {
   TorchScope scope(seed);
   std::mt19937_64 rng(seed);
   auto& m = policy.impl();
@@ -382,6 +383,18 @@ ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& p, Rewar
     double loss = 0;
     update(m, opt, r, centred_advantages(s.reward, c.pg.advantage_floor), c,
            entropy_weight_at(c.pg, static_cast<int>(u), static_cast<int>(updates)), loss);
+    if (on_update) {
+      ListTrainingStep step;
+      step.iteration = static_cast<int>(u) + 1;
+      step.graph = p.graph().name();
+      double sum = 0;
+      int finite = 0;
+      for (double l : s.latency)
+        if (std::isfinite(l)) sum += l, ++finite;
+      step.mean_latency = finite ? sum / finite : kInfeasibleTime;
+      step.best_latency = out.best_latency, step.reference = reference, step.loss = loss;
+      on_update(step);
+    }
   }
   Rollout last = m.rollout(p, 1, Choice::greedy_then_sample, rng, reward.objective());
   out.policy = last.placements[0];

@@ -98,7 +98,8 @@ struct ListTuneResult {
 // the single-device references, config.samples per update, one for the final greedy placement),
 // deciding under reward.objective().
 ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& problem, Reward& reward, long long budget,
-                                     const ListPolicyConfig& config, std::uint64_t seed);
+                                     const ListPolicyConfig& config, std::uint64_t seed,
+                                     const std::function<void(const ListTrainingStep&)>& on_update = {});
 
 // The pretrained policy shipped with devplace for `objective`: policies/learned.pt, or
 // policies/learned-tarnawski.pt (trained under Tarnawski's model), under home_dir().

@@ -221,8 +221,10 @@ PYBIND11_MODULE(_devplace, m) {
       "train",
       [](const Workload& w, const std::string& preset, int episodes, int samples, std::uint64_t seed,
          const std::string& objective, const std::string& checkpoint, bool resume, const std::string& save_policy,
-         const std::function<void(const EpisodeProgress&)>& progress) {
+         const std::function<void(const EpisodeProgress&)>& progress, const std::string& algorithm,
+         const std::string& policy) {
         TrainOptions o;
+        o.algorithm = algorithm, o.policy = policy;
         o.preset = preset, o.episodes = episodes, o.samples = samples, o.seed = seed;
         o.objective = objective_of(objective), o.checkpoint_dir = checkpoint, o.resume = resume;
         o.save_policy = save_policy;
@@ -235,11 +237,12 @@ PYBIND11_MODULE(_devplace, m) {
         py::gil_scoped_release release;
         return train(w, o);
       },
-      "Trains HSDAG on the workload (no polish); progress(EpisodeProgress) is called after every episode; Ctrl-C or an "
+      "Trains HSDAG on the workload (no polish), or with algorithm='learned' fine-tunes devplace's pretrained learned placer (policy: another policy file; episodes updates of samples placements); progress(EpisodeProgress) is called after every episode; Ctrl-C or an "
       "exception in progress stops training. Returns a TrainSummary.",
       py::arg("workload"), py::arg("preset") = "default", py::arg("episodes") = 0, py::arg("samples") = 0,
       py::arg("seed") = 1, py::arg("objective") = "sim", py::arg("checkpoint") = "", py::arg("resume") = false,
-      py::arg("save_policy") = "", py::arg("progress") = nullptr);
+      py::arg("save_policy") = "", py::arg("progress") = nullptr, py::arg("algorithm") = "hsdag",
+      py::arg("policy") = "");
 
   py::class_<ExecutionResult>(m, "ExecutionResult")
       .def_readonly("median", &ExecutionResult::median)
