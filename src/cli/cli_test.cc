@@ -197,7 +197,8 @@ TEST(Cli, RunReadsInputsAndWritesOutputs) {
   EXPECT_NE(one.output.find("wrote 1 output of the last run"), std::string::npos) << one.output;
   ASSERT_EQ(devplace(base + "-p " + rr + " --input-file input=" + x + " --output-dir " + dir + "/two").status, 0);
   ASSERT_EQ(devplace(base + "-d cpu0 --input-file input=" + npy_file("y.npy", {1, 3, 224, 224}, -2.0f) +
-                     " --output-dir " + dir + "/other").status,
+                     " --output-dir " + dir + "/other")
+                .status,
             0);
   const std::string a = read_file(dir + "/one/output.npy");
   EXPECT_GT(a.size(), 4000u);  // 1000 float32 logits and the header
@@ -327,12 +328,13 @@ TEST(Cli, TrainLearnedFineTunesWithinItsBudget) {
   EXPECT_NE(r.output.find("(13 reward evaluations, both)"), std::string::npos) << r.output;
   Result bad = devplace("train resnet50 --cluster paper --algo learned --also inception_v3");
   expect_one_line_error(bad, "--algo learned fine-tunes on one graph");
-  const std::string graph = shared_dir() + "/data/dnn-partitioning/latency-inputs/OperatorGraphs/bert_l-3_inference.json";
+  const std::string graph =
+      shared_dir() + "/data/dnn-partitioning/latency-inputs/OperatorGraphs/bert_l-3_inference.json";
   if (!file_exists(graph)) GTEST_SKIP() << "no shared data at " << graph;
   Result t = devplace("train " + graph + " --objective tarnawski --algo learned --episodes 2 --samples 4");
   ASSERT_EQ(t.status, 0) << t.output;
   EXPECT_NE(t.output.find("(14 reward evaluations, both)"), std::string::npos) << t.output;  // 5 devices
-  EXPECT_EQ(t.output.find(" inf ms"), std::string::npos) << t.output;  // feasible
+  EXPECT_EQ(t.output.find(" inf ms"), std::string::npos) << t.output;                        // feasible
 }
 
 }  // namespace

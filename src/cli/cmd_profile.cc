@@ -177,9 +177,10 @@ void add_profile_command(CLI::App& app) {
       if (a->fit > 0) {
         const std::vector<Measurement> of_fit(measured_across.begin(), measured_across.begin() + a->fit);
         const double overhead = fit_crossing_overhead(*ctx, t, fitted, of_fit);
-        std::printf("a crossing tensor costs %.1f us more than the ping-pong says (fitted to the %d placements of "
-                    "seed %llu); the table's links include it\n",
-                    overhead * 1e6, a->fit, static_cast<unsigned long long>(a->seed + 1));
+        std::printf(
+            "a crossing tensor costs %.1f us more than the ping-pong says (fitted to the %d placements of "
+            "seed %llu); the table's links include it\n",
+            overhead * 1e6, a->fit, static_cast<unsigned long long>(a->seed + 1));
       }
       measured_across.erase(measured_across.begin(), measured_across.begin() + a->fit);
     }

@@ -11,9 +11,9 @@
 #include "cli/process_runs.h"
 #include "exec/measure.h"
 #include "io/placement_io.h"
+#include "place/random_placement.h"
 #include "report/gantt.h"
 #include "report/trace.h"
-#include "place/random_placement.h"
 #include "sim/simulator.h"
 #include "util/blas_kernel.h"
 #include "util/error.h"
@@ -101,8 +101,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--input-file", a->input_files,
                   "NAME=FILE: graph input NAME from a NumPy .npy or an ONNX TensorProto .pb instead of seeded random "
                   "values (repeatable)");
-  cmd->add_option("--output-dir", a->output_dir,
-                  "Write the graph outputs of the last run as DIR/<name>.npy (to check a placed run against a reference)");
+  cmd->add_option(
+      "--output-dir", a->output_dir,
+      "Write the graph outputs of the last run as DIR/<name>.npy (to check a placed run against a reference)");
   cmd->add_option("--world-size", a->rv.world_size,
                   "Run across this many processes (this one is rank 0; start the others with devplace worker; "
                   "docs/distributed.md)");
@@ -153,7 +154,8 @@ void add_run_command(CLI::App& app) {
       a->rv.rank = 0;
       const std::size_t pick = random ? 1 : 0;  // --random 1: the random placement, not the reference
       if (placements.size() != pick + 1 || a->json || !a->trace.empty() || !a->gantt.empty())
-        throw Error("", "", "--world-size runs one placement (one -p, -d or --random 1), without --json/--trace/--gantt");
+        throw Error("", "",
+                    "--world-size runs one placement (one -p, -d or --random 1), without --json/--trace/--gantt");
       if (!a->input_files.empty() || !a->output_dir.empty())
         throw Error("", "", "--input-file and --output-dir are for runs in one process (not with --world-size)");
       const std::vector<int> ranks =

@@ -159,13 +159,16 @@ void add_train_command(CLI::App& app) {
                   "--reward measured: measure each episode's placements in parallel on N replicas of the cluster, "
                   "`devplace worker` processes of ranks 1..N (this process is rank 0; docs/distributed.md)")
       ->check(CLI::Range(0, 4096));
-  cmd->add_option("--master-addr", a->rv.master_addr, "--replicas: address of this process's store (default $MASTER_ADDR or 127.0.0.1)");
-  cmd->add_option("--master-port", a->rv.master_port, "--replicas: port of this process's store (default $MASTER_PORT or 29500)");
+  cmd->add_option("--master-addr", a->rv.master_addr,
+                  "--replicas: address of this process's store (default $MASTER_ADDR or 127.0.0.1)");
+  cmd->add_option("--master-port", a->rv.master_port,
+                  "--replicas: port of this process's store (default $MASTER_PORT or 29500)");
   cmd->add_option("--timeout", a->rv.timeout_s,
                   "--replicas: seconds to wait for the replicas to join and for any one measurement (default 30)");
-  cmd->add_option("--fake-measure-ms", a->fake_ms,
-                  "--replicas: replicas answer with the simulator's latency after sleeping this long instead of running "
-                  "the model (shows how replicas scale when measuring does not compete for this machine's cores)")
+  cmd->add_option(
+         "--fake-measure-ms", a->fake_ms,
+         "--replicas: replicas answer with the simulator's latency after sleeping this long instead of running "
+         "the model (shows how replicas scale when measuring does not compete for this machine's cores)")
       ->check(CLI::Range(0.0, 1e6));
   cmd->add_option("-o,--output", a->out, "Placement file to write");
   cmd->add_option("--log", a->log, "Training log (CSV)");

@@ -20,6 +20,19 @@ bool same_outputs(const std::vector<HostTensor>& a, const std::vector<HostTensor
   return true;
 }
 
+// Every device of the cluster names a rank of the group.
+void check_device_ranks(const Problem& pb, const std::vector<int>& device_ranks, int world_size) {
+  if (static_cast<int>(device_ranks.size()) != pb.num_devices())
+    throw Error("", "",
+                "--device-ranks names " + std::to_string(device_ranks.size()) + " ranks for the " +
+                    std::to_string(pb.num_devices()) + " devices of cluster '" + pb.cluster().name + "'");
+  for (int r : device_ranks)
+    if (r < 0 || r >= world_size)
+      throw Error(
+          "", "",
+          "--device-ranks: rank " + std::to_string(r) + " is outside the group of " + std::to_string(world_size));
+}
+
 }  // namespace
 
 void add_group_options(CLI::App& cmd, Rendezvous& rv, bool with_rank) {
@@ -31,8 +44,8 @@ void add_group_options(CLI::App& cmd, Rendezvous& rv, bool with_rank) {
                  "Seconds to wait for the group to form and for any peer to answer (default 30)");
 }
 
-std::unique_ptr<Executor> make_share_executor(const Context& ctx, const ExecArgs& e, const std::vector<int>& device_ranks,
-                                              int rank) {
+std::unique_ptr<Executor> make_share_executor(const Context& ctx, const ExecArgs& e,
+                                              const std::vector<int>& device_ranks, int rank) {
   const Problem& pb = *ctx.problem;
   const std::vector<WorkerSpec> all = workers_for_cluster(pb.cluster(), ctx.cluster_spec);
   std::vector<WorkerSpec> mine;
@@ -52,26 +65,19 @@ std::unique_ptr<Executor> make_share_executor(const Context& ctx, const ExecArgs
 }
 
 std::string replica_setup(const ModelOptions& model, const ExecArgs& e, const MeasureOptions& m, double fake_ms) {
-  return nlohmann::json{{"kind", "measure"},        {"model", model.model},   {"inputs", model.inputs},
-                        {"cluster", model.cluster}, {"costs", model.costs},   {"fusion", model.fusion},
-                        {"seed", e.weights_seed},   {"threads", e.threads},   {"no_pin", e.no_pin},
-                        {"warmup", m.warmup},       {"runs", m.runs},         {"fake_ms", fake_ms}}
+  return nlohmann::json{{"kind", "measure"},        {"model", model.model}, {"inputs", model.inputs},
+                        {"cluster", model.cluster}, {"costs", model.costs}, {"fusion", model.fusion},
+                        {"seed", e.weights_seed},   {"threads", e.threads}, {"no_pin", e.no_pin},
+                        {"warmup", m.warmup},       {"runs", m.runs},       {"fake_ms", fake_ms}}
       .dump();
 }
 
 PlacedRuns::PlacedRuns(const ModelOptions& model, const Context& ctx, const ExecArgs& e, ProcessGroup& group,
                        std::vector<int> device_ranks)
     : ctx_(ctx), group_(group), device_ranks_(std::move(device_ranks)), exchange_(group) {
-  const Problem& pb = *ctx.problem;
-  if (static_cast<int>(device_ranks_.size()) != pb.num_devices())
-    throw Error("", "", "--device-ranks names " + std::to_string(device_ranks_.size()) + " ranks for the " +
-                            std::to_string(pb.num_devices()) + " devices of cluster '" + pb.cluster().name + "'");
-  for (int r : device_ranks_)
-    if (r < 0 || r >= group.size())
-      throw Error("", "", "--device-ranks: rank " + std::to_string(r) + " is outside the group of " +
-                              std::to_string(group.size()));
-  job_ = {{"kind", "share"},      {"model", model.model},   {"inputs", model.inputs},      {"cluster", model.cluster},
-          {"costs", model.costs}, {"fusion", model.fusion}, {"seed", e.weights_seed},      {"threads", e.threads},
+  check_device_ranks(*ctx.problem, device_ranks_, group.size());
+  job_ = {{"kind", "share"},      {"model", model.model},         {"inputs", model.inputs}, {"cluster", model.cluster},
+          {"costs", model.costs}, {"fusion", model.fusion},       {"seed", e.weights_seed}, {"threads", e.threads},
           {"no_pin", e.no_pin},   {"device_ranks", device_ranks_}};
   ex_ = make_share_executor(ctx, e, device_ranks_, 0);
 }
@@ -96,11 +102,7 @@ int run_across_processes(const ModelOptions& model, const Context& ctx, const Pl
                          const std::string& label, const ExecArgs& e, const Rendezvous& rv,
                          const std::vector<int>& device_ranks, int warmup, int runs) {
   const Problem& pb = *ctx.problem;
-  if (static_cast<int>(device_ranks.size()) == pb.num_devices())
-    for (int r : device_ranks)  // before waiting for the group
-      if (r < 0 || r >= rv.world_size)
-        throw Error("", "", "--device-ranks: rank " + std::to_string(r) + " is outside the group of " +
-                                std::to_string(rv.world_size));
+  check_device_ranks(pb, device_ranks, rv.world_size);  // before waiting for the group
   std::vector<HostTensor> reference;
   {
     // The reference: every op in this process, on one worker.

@@ -94,8 +94,8 @@ TEST(Distributed, LinksToTwoWorkerProcesses) {
 // torchrun's variables, no flags.
 TEST(Distributed, RendezvousFromTheEnvironment) {
   const std::string env = "MASTER_ADDR=127.0.0.1 MASTER_PORT=" + std::to_string(free_port()) + " WORLD_SIZE=2 ";
-  ASSERT_EQ(std::system(("RANK=1 " + env + "timeout 90 " + bin() + " -q worker --timeout 30 > /dev/null 2>&1 &").c_str()),
-            0);
+  ASSERT_EQ(
+      std::system(("RANK=1 " + env + "timeout 90 " + bin() + " -q worker --timeout 30 > /dev/null 2>&1 &").c_str()), 0);
   const Result r = run("env " + env + bin() + " -q links --sizes 4,1024 --repeats 2 --timeout 30");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("| 0 -> 1 |"), std::string::npos) << r.output;
@@ -153,7 +153,8 @@ TEST(Distributed, ClusterFileNamesTheProcessOfEachDevice) {
   ASSERT_EQ(placed.status, 0) << placed.output;
   const std::string group = " --world-size 2 --master-port " + std::to_string(free_port()) + " --timeout 30";
   start_worker("--rank 1" + group);
-  const Result r = run(bin() + " -q run resnet50 --cluster " + cluster + " -p " + placement + group + " --runs 1 --warmup 0");
+  const Result r =
+      run(bin() + " -q run resnet50 --cluster " + cluster + " -p " + placement + group + " --runs 1 --warmup 0");
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("(cpu0=rank 0, cpu1=rank 1)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("outputs identical to one process: yes"), std::string::npos) << r.output;
@@ -165,9 +166,9 @@ TEST(Distributed, SeveralDevicesPerProcessMatchOneProcess) {
   std::string toml = "name = \"four\"\ndefault_link = { bandwidth_gbs = 1, latency_us = 50 }\n";
   const int rank_of_device[] = {0, 1, 1, 2};
   for (int d = 0; d < 4; ++d)
-    toml += "[[devices]]\nname = \"cpu" + std::to_string(d) + "\"\nkind = \"cpu\"\nworker = \"cpu:" +
-            std::to_string(d % 2) + "\"\nrank = " + std::to_string(rank_of_device[d]) +
-            "\npeak_tflops = 0.078\nmem_bandwidth_gbs = 10\n";
+    toml += "[[devices]]\nname = \"cpu" + std::to_string(d) +
+            "\"\nkind = \"cpu\"\nworker = \"cpu:" + std::to_string(d % 2) +
+            "\"\nrank = " + std::to_string(rank_of_device[d]) + "\npeak_tflops = 0.078\nmem_bandwidth_gbs = 10\n";
   const std::string cluster = ::testing::TempDir() + "/four_in_three.toml";
   write_file_atomic(cluster, toml);
   for (const char* model : {"resnet50", "inception_v3"}) {
@@ -178,8 +179,8 @@ TEST(Distributed, SeveralDevicesPerProcessMatchOneProcess) {
     const std::string group = group_of(3);
     start_worker("--rank 1" + group);
     start_worker("--rank 2" + group);
-    const Result r = run(bin() + " -q run " + model + " --cluster " + cluster + " -p " + placement + group +
-                         " --runs 2 --warmup 0");
+    const Result r =
+        run(bin() + " -q run " + model + " --cluster " + cluster + " -p " + placement + group + " --runs 2 --warmup 0");
     ASSERT_EQ(r.status, 0) << model << ": " << r.output;
     EXPECT_NE(r.output.find("(cpu0=rank 0, cpu1=rank 1, cpu2=rank 1, cpu3=rank 2)"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("outputs identical to one process: yes"), std::string::npos) << r.output;
@@ -193,8 +194,10 @@ TEST(Distributed, ProfileWritesTheMeasuredLinksIntoTheCostTable) {
   const std::string group = group_of(2);
   start_worker("--rank 1" + group);
   const std::string costs = ::testing::TempDir() + "/costs_across.json";
-  const Result r = run(bin() + " -q profile resnet50 --cluster clusters/local2.toml --device-ranks 0,1 --runs 1 "
-                               "--validate 1 --fit 2 -o " + costs + group);
+  const Result r = run(bin() +
+                       " -q profile resnet50 --cluster clusters/local2.toml --device-ranks 0,1 --runs 1 "
+                       "--validate 1 --fit 2 -o " +
+                       costs + group);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("| 0 -> 1 |"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("(fitted to the 2 placements of seed 2)"), std::string::npos) << r.output;
@@ -217,8 +220,8 @@ TEST(Distributed, ProfileWritesTheMeasuredLinksIntoTheCostTable) {
   const std::string slow_costs = ::testing::TempDir() + "/costs_slow_link.json";
   write_file_atomic(slow_costs, slow.dump());
   const std::string alternating = ::testing::TempDir() + "/alternating.json";
-  ASSERT_EQ(run(bin() + " -q place resnet50 --cluster clusters/local2.toml --algo round-robin -o " + alternating).status,
-            0);
+  ASSERT_EQ(
+      run(bin() + " -q place resnet50 --cluster clusters/local2.toml --algo round-robin -o " + alternating).status, 0);
   auto makespan = [&](const std::string& table) {
     const Result sim =
         run(bin() + " -q simulate resnet50 --cluster clusters/local2.toml -p " + alternating + " --costs " + table);
@@ -242,8 +245,8 @@ TEST(Distributed, RendezvousChecksItsFields) {
   EXPECT_EQ(bad.status, 1) << bad.output;
   EXPECT_NE(bad.output.find("rank 0 is the process that measures"), std::string::npos) << bad.output;
   // Bad options are refused before waiting for any worker.
-  const Result sizes = run(bin() + " -q links --world-size 2 --timeout 20 --sizes 4,-5 --master-port " +
-                           std::to_string(free_port()));
+  const Result sizes =
+      run(bin() + " -q links --world-size 2 --timeout 20 --sizes 4,-5 --master-port " + std::to_string(free_port()));
   EXPECT_EQ(sizes.status, 1) << sizes.output;
   EXPECT_NE(sizes.output.find("message sizes must be positive, got -5"), std::string::npos) << sizes.output;
   EXPECT_LT(sizes.seconds, 10) << sizes.output;

@@ -1,14 +1,14 @@
 // The one LibTorch translation unit of dist/: c10d's TCPStore and ProcessGroupGloo.
 #include "dist/process_group.h"
 
+#include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#include <torch/torch.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <condition_variable>
 #include <deque>
 #include <map>
 #include <mutex>

@@ -25,10 +25,8 @@ std::vector<Evaluation> ReplicaReward::evaluate_batch(const std::vector<Placemen
   std::deque<std::size_t> queue;
   for (std::size_t i = 0; i < placements.size(); ++i) queue.push_back(i);
   std::map<int, std::size_t> busy;  // replica rank -> the placement it measures
-  std::string last_loss;
   auto drop = [&](int rank, const std::string& why) {
     alive_.erase(std::remove(alive_.begin(), alive_.end(), rank), alive_.end());
-    last_loss = why;
     lost_.push_back(why);
     if (on_lost_) on_lost_(why);
     if (const auto it = busy.find(rank); it != busy.end()) {
@@ -51,8 +49,9 @@ std::vector<Evaluation> ReplicaReward::evaluate_batch(const std::vector<Placemen
       }
     }
     if (busy.empty())
-      throw Error("", "", "no replica left to measure on (" + std::to_string(placements.size() - done) +
-                              " placements unmeasured); the last one lost: " + last_loss);
+      throw Error("", "",
+                  "no replica left to measure on (" + std::to_string(placements.size() - done) +
+                      " placements unmeasured); the last one lost: " + (lost_.empty() ? "none" : lost_.back()));
     try {
       const auto [rank, words] = group_.wait_any_words();
       const std::string result = job_result(group_, rank, words);

@@ -14,11 +14,11 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
-#include <filesystem>
-#include <map>
 #include <thread>
 #include <unordered_map>
 
@@ -565,6 +565,22 @@ struct Executor::Impl {
     arrived(t, w);
   }
 
+  // The state of one run (run, run_share), empty: value slots, counts, copies, the timeline.
+  void reset_run_state() {
+    slots.assign(static_cast<std::size_t>(T) * W, at::Tensor());
+    pending.reset(new std::atomic<int>[N]);
+    uses.reset(new std::atomic<int>[static_cast<std::size_t>(T) * W]);
+    for (std::size_t s = 0; s < static_cast<std::size_t>(T) * W; ++s) uses[s] = 0;
+    dests.assign(T, {});
+    inflight = 0;
+    aborted = false;
+    error = nullptr;
+    copies = 0;
+    copied_bytes = 0;
+    op_spans.assign(N, OpSpan{});
+    worker_copies.assign(W, {});
+  }
+
   // ---- one run ----
   RunStats run(const Placement& p) {
     if (static_cast<int>(p.size()) != N)
@@ -574,11 +590,7 @@ struct Executor::Impl {
       if (p[i] < 0 || p[i] >= W)
         throw Error(g.source(), g.op(i).name, "placed on worker " + std::to_string(p[i]) + " of " + std::to_string(W));
     placement = p;
-    slots.assign(static_cast<std::size_t>(T) * W, at::Tensor());
-    pending.reset(new std::atomic<int>[N]);
-    uses.reset(new std::atomic<int>[static_cast<std::size_t>(T) * W]);
-    for (std::size_t s = 0; s < static_cast<std::size_t>(T) * W; ++s) uses[s] = 0;
-    dests.assign(T, {});
+    reset_run_state();
     for (int op = 0; op < N; ++op) {
       pending[op] = static_cast<int>(rt_inputs[op].size());
       if (folded[op]) continue;
@@ -594,13 +606,6 @@ struct Executor::Impl {
       }
     }
     remaining = runtime_ops;
-    inflight = 0;
-    aborted = false;
-    error = nullptr;
-    copies = 0;
-    copied_bytes = 0;
-    op_spans.assign(N, OpSpan{});
-    worker_copies.assign(W, {});
     // Collect the ready ops before pushing any: once pushed, workers decrement pending[].
     std::vector<int> ready;
     for (int op = 0; op < N; ++op)
@@ -687,17 +692,14 @@ struct Executor::Impl {
                       std::to_string(W) + " workers");
     auto rank_of = [&](int op) {
       if (p[op] < 0 || p[op] >= static_cast<int>(device_rank.size()))
-        throw Error(g.source(), g.op(op).name, "placed on device " + std::to_string(p[op]) + ", which no process hosts");
+        throw Error(g.source(), g.op(op).name,
+                    "placed on device " + std::to_string(p[op]) + ", which no process hosts");
       return device_rank[p[op]];
     };
     placement.assign(N, -1);  // -1: runs in another process
     for (int op = 0; op < N; ++op)
       if (rank_of(op) == rank && !folded[op]) placement[op] = local[p[op]];
-    slots.assign(static_cast<std::size_t>(T) * W, at::Tensor());
-    pending.reset(new std::atomic<int>[N]);
-    uses.reset(new std::atomic<int>[static_cast<std::size_t>(T) * W]);
-    for (std::size_t s = 0; s < static_cast<std::size_t>(T) * W; ++s) uses[s] = 0;
-    dests.assign(T, {});
+    reset_run_state();
     remote_readers.assign(T, {});
     std::vector<std::vector<int>> readers_here(T);  // tensor made elsewhere -> workers here that read it
     std::vector<int> incoming;
@@ -716,18 +718,12 @@ struct Executor::Impl {
         }
         if (pw >= 0 && g.tensor(t).is_graph_output && rank != 0) remote_readers[t].push_back(0);
         std::sort(remote_readers[t].begin(), remote_readers[t].end());
-        remote_readers[t].erase(std::unique(remote_readers[t].begin(), remote_readers[t].end()), remote_readers[t].end());
+        remote_readers[t].erase(std::unique(remote_readers[t].begin(), remote_readers[t].end()),
+                                remote_readers[t].end());
         if (pw < 0 && (!readers_here[t].empty() || (g.tensor(t).is_graph_output && rank == 0))) incoming.push_back(t);
       }
     }
     remaining = local_ops;
-    inflight = 0;
-    aborted = false;
-    error = nullptr;
-    copies = 0;
-    copied_bytes = 0;
-    op_spans.assign(N, OpSpan{});
-    worker_copies.assign(W, {});
     keep_all = true;  // outputs stay readable for sending and for rank 0's result
     share_x = &x;
     std::vector<int> ready;

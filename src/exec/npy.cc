@@ -14,9 +14,9 @@ struct Dtype {
   const char* descr;
   at::ScalarType type;
 };
-constexpr Dtype kDtypes[] = {{"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<f2", at::kHalf},  {"<i8", at::kLong},
-                             {"<i4", at::kInt},   {"<i2", at::kShort},  {"|i1", at::kChar}, {"|u1", at::kByte},
-                             {"|b1", at::kBool}};
+constexpr Dtype kDtypes[] = {{"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<f2", at::kHalf},
+                             {"<i8", at::kLong},  {"<i4", at::kInt},    {"<i2", at::kShort},
+                             {"|i1", at::kChar},  {"|u1", at::kByte},   {"|b1", at::kBool}};
 
 }  // namespace
 
@@ -27,11 +27,13 @@ at::Tensor read_npy(const std::string& path) {
   const int major = static_cast<unsigned char>(data[6]);
   std::size_t header_len = 0, start = 0;
   if (major == 1) {
-    header_len = static_cast<unsigned char>(data[8]) | static_cast<std::size_t>(static_cast<unsigned char>(data[9])) << 8;
+    header_len = static_cast<unsigned char>(data[8]) | static_cast<std::size_t>(static_cast<unsigned char>(data[9]))
+                                                           << 8;
     start = 10;
   } else if (major == 2 || major == 3) {
     if (data.size() < 12) throw bad("truncated header");
-    for (int k = 0; k < 4; ++k) header_len |= static_cast<std::size_t>(static_cast<unsigned char>(data[8 + k])) << (8 * k);
+    for (int k = 0; k < 4; ++k)
+      header_len |= static_cast<std::size_t>(static_cast<unsigned char>(data[8 + k])) << (8 * k);
     start = 12;
   } else {
     throw bad("format version " + std::to_string(major));

@@ -237,8 +237,10 @@ PYBIND11_MODULE(_devplace, m) {
         py::gil_scoped_release release;
         return train(w, o);
       },
-      "Trains HSDAG on the workload (no polish), or with algorithm='learned' fine-tunes devplace's pretrained learned placer (policy: another policy file; episodes updates of samples placements); progress(EpisodeProgress) is called after every episode; Ctrl-C or an "
-      "exception in progress stops training. Returns a TrainSummary.",
+      "Trains HSDAG on the workload (no polish), or with algorithm='learned' fine-tunes devplace's pretrained "
+      "learned placer (policy: another policy file; episodes updates of samples placements); "
+      "progress(EpisodeProgress) is called after every episode; Ctrl-C or an exception in progress stops training. "
+      "Returns a TrainSummary.",
       py::arg("workload"), py::arg("preset") = "default", py::arg("episodes") = 0, py::arg("samples") = 0,
       py::arg("seed") = 1, py::arg("objective") = "sim", py::arg("checkpoint") = "", py::arg("resume") = false,
       py::arg("save_policy") = "", py::arg("progress") = nullptr, py::arg("algorithm") = "hsdag",

@@ -41,8 +41,8 @@ std::string better_openblas_core(const std::string& chosen, const CpuVector& cpu
   std::string c = chosen;
   std::transform(c.begin(), c.end(), c.begin(), [](unsigned char x) { return std::tolower(x); });
   // OpenBLAS's pre-AVX x86 kernels: what it falls back to for a CPU it does not know.
-  static const char* generic[] = {"generic", "prescott", "core2", "penryn", "dunnington", "nehalem", "katmai",
-                                  "coppermine", "northwood", "banias", "atom", "opteron", "barcelona"};
+  static const char* generic[] = {"generic",    "prescott",  "core2",  "penryn", "dunnington", "nehalem",  "katmai",
+                                  "coppermine", "northwood", "banias", "atom",   "opteron",    "barcelona"};
   if (std::none_of(std::begin(generic), std::end(generic), [&](const char* g) { return c == g; })) return "";
   if (cpu.avx512) return "SkylakeX";
   if (cpu.avx2_fma) return "Haswell";
