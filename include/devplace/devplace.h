@@ -80,10 +80,11 @@ struct EpisodeProgress {
 };
 
 struct TrainOptions {
-  // "hsdag" (the paper's method), or "learned": fine-tune devplace's pretrained learned placer
-  // (the shipped policy, or `policy`) with episodes updates of samples placements each.
+  // "hsdag" (the paper's method); "learned": fine-tune devplace's pretrained learned placer
+  // (the shipped policy, or `policy`) with episodes updates of samples placements each; or one
+  // of HSDAG's learned peers "rnn", "hierarchical", "placeto" (docs/peers.md; their defaults).
   std::string algorithm = "hsdag";
-  std::string policy;              // learned: the policy to fine-tune; empty: the shipped one
+  std::string policy;              // learned: the policy to fine-tune (empty: the shipped one); placeto: start from it
   std::string preset = "default";  // hsdag: "default" (ours, docs/hsdag.md) or "paper"
   int episodes = 0;                // 0: the preset's
   int samples = 0;                 // placements sampled per episode; 0: the preset's
@@ -108,8 +109,8 @@ struct TrainSummary {
   double seconds = 0;         // wall time
 };
 
-// Trains HSDAG on `w` (no annealing polish: the policy's own results), or fine-tunes the learned
-// placer (TrainOptions::algorithm). Throws Error for another algorithm.
+// Trains HSDAG on `w` (no annealing polish: the policy's own results), fine-tunes the learned
+// placer, or trains a learned peer (TrainOptions::algorithm). Throws Error for another algorithm.
 TrainSummary train(const Workload& w, const TrainOptions& options = {});
 
 struct ExecuteOptions {

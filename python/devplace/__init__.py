@@ -34,7 +34,9 @@ from ._devplace import (  # noqa: F401  (re-exported)
     Workload,
     edges,
     execute,
+    groups,
     judge,
+    node_features,
     op_times,
     place,
     placer_names,
@@ -52,9 +54,10 @@ from ._devplace import (  # noqa: F401  (re-exported)
 from .env import PlacementEnv  # noqa: E402
 
 __all__ = [
-    "EpisodeProgress", "PlacementEnv", "profile", "ScheduleEnv", "edges", "op_times", "random_episodes_per_second", "Error", "ExecutionResult", "TrainSummary", "Verdict", "Workload", "compare", "execute",
-    "from_torch", "judge", "load", "place", "placer_names", "read_placement", "simulate", "train", "write_onnx",
-    "write_openvino_affinity", "write_placement", "write_trace",
+    "EpisodeProgress", "Error", "ExecutionResult", "PlacementEnv", "ScheduleEnv", "TrainSummary", "Verdict",
+    "Workload", "compare", "edges", "execute", "format_table", "from_torch", "groups", "judge", "load",
+    "node_features", "op_times", "place", "placer_names", "profile", "random_episodes_per_second", "read_placement",
+    "simulate", "train", "write_onnx", "write_openvino_affinity", "write_placement", "write_trace",
 ]
 
 

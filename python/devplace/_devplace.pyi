@@ -71,7 +71,9 @@ def train(workload: Workload, preset: str = ..., episodes: int = ..., samples: i
 def execute(workload: Workload, placement: Sequence[int], warmup: int = ..., runs: int = ..., threads: int = ...,
             seed: int = ...) -> ExecutionResult: ...
 
-def op_times(workload: Workload) -> Any: ...  # numpy float64 [num_ops x num_devices]
+def op_times(workload: Workload) -> Any: ...  # numpy float64 [num_ops x num_devices], read-only view, no copy
+def groups(workload: Workload, chains_only: bool = ...) -> Any: ...  # numpy int32 [num_ops]
+def node_features(workload: Workload, per_group: bool = ..., chains_only: bool = ...) -> Tuple[Any, List[Tuple[str, int]]]: ...
 def edges(workload: Workload) -> Tuple[Any, Any]: ...  # numpy int64 [2 x E], int64 [E]
 
 class ScheduleEnv:

@@ -11,10 +11,17 @@ Two ways to act:
   time ratios, finish and ready gaps, transfer delay, busy and memory shares ...; ``allowed``:
   the devices where it runs and fits) and the placement so far (``placement``: a device per op,
   -1 where not decided yet). The action is a device index.
+* ``mode="group"``: one step per co-location group of HSDAG's coarsening (``devplace.groups``),
+  in topological order; the action is a device for every op of the group. The observation names
+  the group (``group``), its ops (``group_ops``, op indices), its summed op times per device
+  (``group_times``, seconds, inf where one of its ops cannot run), the devices that run all its
+  ops (``allowed``) and the placement so far.
 * ``mode="placement"``: one step, the action a whole placement (a device per op).
 
 The static graph is in ``info`` at ``reset()``: ``op_times`` ``[num_ops x num_devices]``
-seconds, ``edges`` ``[2 x E]`` op indices and ``edge_bytes`` ``[E]``.
+seconds (a read-only view of the C++ cost table, no copy), ``edges`` ``[2 x E]`` op indices,
+``edge_bytes`` ``[E]``, ``node_features`` (HSDAG's, a row per op, or per group in group mode)
+with ``feature_blocks`` naming its columns, and in group mode ``groups`` (per op its group).
 
 Reward, at the end of an episode (0 before): ``"speedup"`` (default) the best single device's
 latency over the placement's, ``"neg_latency"`` minus its latency in seconds. An infeasible
@@ -34,8 +41,8 @@ class PlacementEnv:
 
     def __init__(self, workload: _devplace.Workload, mode: str = "op", reward: str = "speedup",
                  objective: str = "sim") -> None:
-        if mode not in ("op", "placement"):
-            raise ValueError(f"mode must be 'op' or 'placement', not {mode!r}")
+        if mode not in ("op", "group", "placement"):
+            raise ValueError(f"mode must be 'op', 'group' or 'placement', not {mode!r}")
         if reward not in ("speedup", "neg_latency"):
             raise ValueError(f"reward must be 'speedup' or 'neg_latency', not {reward!r}")
         self.workload = workload
@@ -50,10 +57,26 @@ class PlacementEnv:
         singles = [_devplace.judge(workload, [d] * self.num_ops, objective) for d in range(self.num_devices)]
         feasible = [v.latency for v in singles if v.feasible]
         self.reference_latency = min(feasible) if feasible else 1.0
+        self.node_features, self.feature_blocks = _devplace.node_features(workload, per_group=(mode == "group"))
+        if mode == "group":
+            self.groups = _devplace.groups(workload)
+            self.num_groups = int(self.groups.max()) + 1 if self.num_ops else 0
+            self._group_ops = [numpy.flatnonzero(self.groups == g) for g in range(self.num_groups)]
+            self._group_times = numpy.stack([self.op_times[ops].sum(axis=0) for ops in self._group_ops]) \
+                if self.num_groups else numpy.zeros((0, self.num_devices))
+            self._group = 0
         self._placement = numpy.full(self.num_ops, -1, dtype=numpy.int64)
         self._done = True
 
     def _observation(self) -> Dict[str, Any]:
+        if self.mode == "group":
+            if self._group < self.num_groups:
+                times = self._group_times[self._group]
+                return {"group": self._group, "group_ops": self._group_ops[self._group], "group_times": times.copy(),
+                        "allowed": numpy.isfinite(times), "placement": self._placement.copy()}
+            return {"group": -1, "group_ops": numpy.zeros(0, dtype=numpy.int64),
+                    "group_times": numpy.zeros(self.num_devices), "allowed": numpy.zeros(self.num_devices, dtype=bool),
+                    "placement": self._placement.copy()}
         if self.mode == "placement" or self._env.done():
             features = numpy.zeros((self.num_devices, _devplace.ScheduleEnv.num_features), dtype=numpy.float32)
             allowed = numpy.zeros(self.num_devices, dtype=bool)
@@ -69,8 +92,12 @@ class PlacementEnv:
         self._placement[:] = -1
         self._done = False
         info = {"op_times": self.op_times, "edges": self.edges, "edge_bytes": self.edge_bytes,
+                "node_features": self.node_features, "feature_blocks": self.feature_blocks,
                 "op_names": self.workload.op_names, "device_names": self.workload.device_names,
                 "reference_latency": self.reference_latency}
+        if self.mode == "group":
+            self._group = 0
+            info["groups"] = self.groups
         return self._observation(), info
 
     def _finish(self, placement: Sequence[int]) -> Tuple[float, dict]:
@@ -91,6 +118,16 @@ class PlacementEnv:
             placement = [int(d) for d in action]
             self._placement[:] = placement
             reward, info = self._finish(placement)
+            return self._observation(), reward, True, False, info
+        if self.mode == "group":
+            device = int(action)
+            if not 0 <= device < self.num_devices:
+                raise _devplace.Error(f"device {device} is outside [0, {self.num_devices})")
+            self._placement[self._group_ops[self._group]] = device
+            self._group += 1
+            if self._group < self.num_groups:
+                return self._observation(), 0.0, False, False, {}
+            reward, info = self._finish(self._placement.tolist())
             return self._observation(), reward, True, False, info
         op = self._env.current_op()
         self._env.step(int(action))

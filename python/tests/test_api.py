@@ -176,8 +176,8 @@ def run_example(name, *args):
 def test_examples_run():
     out = run_example("train_env_policy.py", "--episodes", "2", "--batch", "2")
     assert "trained policy (greedy)" in out and "HEFT" in out
-    out = run_example("bench_env.py", "--model", "resnet50", "--episodes", "2")
-    assert "Python overhead per step" in out
+    out = run_example("bench_env.py", "--model", "resnet50", "--episodes", "2", "--updates", "1", "--samples", "2")
+    assert "Python overhead per step" in out and "C++ trainer" in out
 
 
 def test_cluster_from_a_dict_and_a_profiled_cost_table(tmp_path):
@@ -240,5 +240,72 @@ def test_train_fine_tunes_the_learned_placer_with_progress(resnet):
     assert seen[1][2] <= seen[0][2]  # the best so far never gets worse
     assert r.evaluations == 2 * 4 + resnet.num_devices + 1
     assert r.best_sampled_latency <= r.policy_latency
-    with pytest.raises(devplace.Error, match="hsdag or learned"):
-        devplace.train(resnet, algorithm="placeto")
+    with pytest.raises(devplace.Error, match="hsdag, learned, rnn, hierarchical or placeto"):
+        devplace.train(resnet, algorithm="gdp")
+
+
+@pytest.mark.parametrize("algorithm", ["rnn", "hierarchical", "placeto"])
+def test_train_the_learned_peers_with_progress(resnet, algorithm):
+    seen = []
+    r = devplace.train(resnet, algorithm=algorithm, episodes=2, samples=3, seed=2,
+                       progress=lambda e: seen.append((e.episode, e.episodes)))
+    assert seen == [(1, 2), (2, 2)] and r.episodes == 2
+    # Each placement is what its latency says, and sampling saw at least 2 x 3 placements.
+    assert r.policy_latency == pytest.approx(devplace.judge(resnet, r.policy).latency)
+    assert r.best_sampled_latency == pytest.approx(devplace.judge(resnet, r.best_sampled).latency)
+    assert r.evaluations >= 2 * 3
+
+
+def test_placeto_policy_saved_from_python_places_zero_shot(resnet, tmp_path):
+    path = str(tmp_path / "placeto.pt")
+    trained = devplace.train(resnet, algorithm="placeto", episodes=2, samples=2, save_policy=path)
+    assert devplace.place(resnet, "placeto", policy=path) == trained.policy  # zero-shot with the saved policy
+    resumed = devplace.train(resnet, algorithm="placeto", episodes=1, samples=2, policy=path)
+    assert resumed.episodes == 1
+    with pytest.raises(devplace.Error, match="only placeto"):
+        devplace.train(resnet, algorithm="rnn", episodes=1, save_policy=path)
+
+
+def test_cost_table_is_a_read_only_view_that_keeps_its_workload():
+    w = devplace.load("resnet50", cluster="paper")
+    times = devplace.op_times(w)
+    first = times.copy()
+    assert not times.flags.writeable and not times.flags.owndata  # no copy: the library's memory
+    with pytest.raises(ValueError):
+        times[0, 0] = 1.0
+    del w
+    import gc
+    gc.collect()
+    assert numpy.array_equal(times, first)  # the view keeps the workload alive
+
+
+def test_node_features_and_groups(resnet):
+    features, blocks = devplace.node_features(resnet)
+    assert features.shape == (resnet.num_ops, sum(width for _, width in blocks)) and features.dtype == numpy.float32
+    assert [name for name, _ in blocks][:2] == ["op_type", "degree"] and blocks[-1][0] == "cost"
+    groups = devplace.groups(resnet)
+    per_group, _ = devplace.node_features(resnet, per_group=True)
+    assert groups.shape == (resnet.num_ops,) and per_group.shape[0] == groups.max() + 1 < resnet.num_ops
+    src, dst = devplace.edges(resnet)[0]
+    assert (groups[src] <= groups[dst]).all()  # groups are numbered in a topological order
+    # The op-type block of a group is the mean of its ops' one-hots: its rows sum to 1.
+    assert numpy.allclose(per_group[:, :40].sum(axis=1), 1.0)
+
+
+def test_environment_per_group(resnet):
+    env = devplace.PlacementEnv(resnet, mode="group")
+    obs, info = env.reset()
+    assert info["node_features"].shape[0] == env.num_groups and info["groups"].shape == (resnet.num_ops,)
+    times = devplace.op_times(resnet)
+    steps, done = 0, False
+    while not done:
+        assert obs["group_times"] == pytest.approx(times[obs["group_ops"]].sum(axis=0))
+        assert (obs["placement"][obs["group_ops"]] == -1).all()
+        obs, reward, done, _, step_info = env.step(steps % 2)  # alternate devices group by group
+        steps += 1
+    assert steps == env.num_groups
+    placement = numpy.array(step_info["placement"])
+    assert (placement == info["groups"] % 2).all()  # every op went with its group
+    assert reward == pytest.approx(info["reference_latency"] / devplace.judge(resnet, list(placement)).latency)
+    with pytest.raises(devplace.Error):
+        env.step(0)

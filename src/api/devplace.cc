@@ -13,6 +13,7 @@
 #include "learn/hsdag.h"
 #include "learn/learned_placers.h"
 #include "learn/list_policy.h"
+#include "learn/peers.h"
 #include "place/placer.h"
 
 namespace devplace {
@@ -100,12 +101,42 @@ TrainSummary fine_tune_learned(const Workload& w, const TrainOptions& options) {
   return s;
 }
 
+TrainSummary summary_of(const TrainResult& r) {
+  TrainSummary s;
+  s.policy = r.greedy, s.policy_latency = r.greedy_latency;
+  s.best_sampled = r.sampled, s.best_sampled_latency = r.sampled_latency;
+  s.evaluations = r.evaluations, s.episodes = r.episodes, s.seconds = r.seconds;
+  return s;
+}
+
+// HSDAG's learned peers (learn/peers.h) with their own defaults; `preset` is not theirs.
+TrainSummary train_peer_algorithm(const Workload& w, const TrainOptions& options) {
+  PeerConfig c;
+  c.algo = options.algorithm;
+  if (options.episodes > 0) c.episodes = options.episodes;
+  if (options.samples > 0) c.samples = options.samples;
+  c.seed = options.seed;
+  c.checkpoint_dir = options.checkpoint_dir, c.resume = options.resume;
+  c.save_policy = options.save_policy, c.init_policy = options.policy;
+  if (c.algo != "placeto" && (!c.save_policy.empty() || !c.init_policy.empty()))
+    throw Error("", c.algo, "train: only placeto (and hsdag, learned) save or load a policy");
+  std::unique_ptr<Reward> reward = make_reward(w.problem(), options.objective);
+  std::function<void(const EpisodeLog&)> on_episode;
+  if (options.on_episode)
+    on_episode = [&](const EpisodeLog& e) {
+      options.on_episode(EpisodeProgress{e.episode, c.episodes, e.mean_latency, e.best_latency, e.entropy});
+    };
+  return summary_of(train_peer(w.problem(), *reward, c, on_episode));
+}
+
 }  // namespace
 
 TrainSummary train(const Workload& w, const TrainOptions& options) {
   if (options.algorithm == "learned") return fine_tune_learned(w, options);
+  if (options.algorithm == "rnn" || options.algorithm == "hierarchical" || options.algorithm == "placeto")
+    return train_peer_algorithm(w, options);
   if (options.algorithm != "hsdag")
-    throw Error("", options.algorithm, "train: the algorithm must be hsdag or learned");
+    throw Error("", options.algorithm, "train: the algorithm must be hsdag, learned, rnn, hierarchical or placeto");
   HsdagConfig c = hsdag_preset(options.preset);
   if (options.episodes > 0) c.episodes = options.episodes;
   if (options.samples > 0) c.samples = options.samples;
@@ -118,12 +149,7 @@ TrainSummary train(const Workload& w, const TrainOptions& options) {
     on_episode = [&](const EpisodeLog& e) {
       options.on_episode(EpisodeProgress{e.episode, c.episodes, e.mean_latency, e.best_latency, e.entropy});
     };
-  const TrainResult r = train_hsdag(w.problem(), *reward, c, on_episode);
-  TrainSummary s;
-  s.policy = r.greedy, s.policy_latency = r.greedy_latency;
-  s.best_sampled = r.sampled, s.best_sampled_latency = r.sampled_latency;
-  s.evaluations = r.evaluations, s.episodes = r.episodes, s.seconds = r.seconds;
-  return s;
+  return summary_of(train_hsdag(w.problem(), *reward, c, on_episode));
 }
 
 ExecutionResult execute(const Workload& w, const Placement& placement, const ExecuteOptions& options) {

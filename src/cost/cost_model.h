@@ -35,6 +35,8 @@ class Problem {
   // Seconds op `op` takes on device `d` (kInfeasibleTime if unsupported), fused into its fusion
   // parent's kernel where it has one there: the time it takes when its chain is kept together.
   double op_time(int op, int d) const { return op_time_[static_cast<std::size_t>(op) * num_devices_ + d]; }
+  // The whole table of op_time(), row-major [num_ops x num_devices] (for zero-copy views).
+  const double* op_time_data() const { return op_time_.data(); }
   // The op whose kernel `op` joins on device `d` when both run there (cost/fusion.h), or -1.
   int fusion_parent(int op, int d) const {
     return fusion_parent_.empty() ? -1 : fusion_parent_[static_cast<std::size_t>(op) * num_devices_ + d];

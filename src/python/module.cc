@@ -19,6 +19,8 @@
 #include "devplace/devplace.h"
 #include "exec/profiler.h"
 #include "io/placement_export.h"
+#include "learn/coarsen.h"
+#include "learn/features.h"
 #include "learn/schedule_env.h"
 #include "report/trace.h"
 #include "sim/simulator.h"
@@ -78,6 +80,15 @@ py::dict schedule_dict(const Workload& w, const Schedule& s) {
   columns["op"] = ops, columns["device"] = device, columns["start"] = start, columns["end"] = end;
   out["columns"] = columns;
   return out;
+}
+
+// A numpy array that owns `values` (moved, not copied), shaped `shape` (one dimension by default).
+template <class T>
+py::array_t<T> owned_array(std::vector<T> values, std::vector<py::ssize_t> shape = {}) {
+  if (shape.empty()) shape = {static_cast<py::ssize_t>(values.size())};
+  auto* owned = new std::vector<T>(std::move(values));
+  py::capsule free_when_done(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  return py::array_t<T>(shape, owned->data(), free_when_done);
 }
 
 }  // namespace
@@ -237,8 +248,9 @@ PYBIND11_MODULE(_devplace, m) {
         py::gil_scoped_release release;
         return train(w, o);
       },
-      "Trains HSDAG on the workload (no polish), or with algorithm='learned' fine-tunes devplace's pretrained "
-      "learned placer (policy: another policy file; episodes updates of samples placements); "
+      "Trains HSDAG on the workload (no polish); with algorithm='learned' fine-tunes devplace's pretrained "
+      "learned placer (policy: another policy file; episodes updates of samples placements); with algorithm='rnn', "
+      "'hierarchical' or 'placeto' trains that learned peer of HSDAG (placeto: policy to start from, save_policy); "
       "progress(EpisodeProgress) is called after every episode; Ctrl-C or an exception in progress stops training. "
       "Returns a TrainSummary.",
       py::arg("workload"), py::arg("preset") = "default", py::arg("episodes") = 0, py::arg("samples") = 0,
@@ -288,19 +300,50 @@ PYBIND11_MODULE(_devplace, m) {
       "to path (load(..., costs=path) then calibrates the simulator); returns the sum of op times per device, seconds.",
       py::arg("workload"), py::arg("path"), py::arg("runs") = 5, py::arg("threads") = 1, py::arg("seed") = 1);
 
-  // Arrays for researchers: one copy each from the library's own tables into numpy.
+  // Arrays for researchers. The cost table is a read-only view of the library's own memory (no
+  // copy; the array keeps its workload alive); features and groups are built for the call and
+  // handed over without a copy.
   m.def(
       "op_times",
-      [](const Workload& w) {
-        const Problem& pb = w.problem();
-        py::array_t<double> out({pb.num_ops(), pb.num_devices()});
-        auto a = out.mutable_unchecked<2>();
-        for (int i = 0; i < pb.num_ops(); ++i)
-          for (int d = 0; d < pb.num_devices(); ++d) a(i, d) = pb.op_time(i, d);
-        return out;
+      [](py::object workload) {
+        const Problem& pb = workload.cast<const Workload&>().problem();
+        const auto n = static_cast<py::ssize_t>(pb.num_ops()), d = static_cast<py::ssize_t>(pb.num_devices());
+        const auto row = static_cast<py::ssize_t>(sizeof(double)) * d;
+        py::array_t<double> view({n, d}, {row, static_cast<py::ssize_t>(sizeof(double))}, pb.op_time_data(), workload);
+        py::detail::array_proxy(view.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+        return view;
       },
-      "Seconds of every op on every device, [num_ops x num_devices] (inf where an op cannot run).",
+      "Seconds of every op on every device, [num_ops x num_devices] float64 (inf where an op cannot run): a "
+      "read-only view of the workload's cost table, no copy.",
       py::arg("workload"));
+  m.def(
+      "groups",
+      [](const Workload& w, bool chains_only) {
+        CoarsenOptions o;
+        o.chains_only = chains_only;
+        return owned_array(coarsen(w.problem().graph(), o).group_of_op);
+      },
+      "The co-location groups of HSDAG's coarsening (docs/hsdag.md): per op its group, int32 [num_ops]; groups are "
+      "numbered in a topological order (every edge goes from a lower to a higher group). chains_only=True keeps "
+      "parallel branches apart (the default preset's).",
+      py::arg("workload"), py::arg("chains_only") = true);
+  m.def(
+      "node_features",
+      [](const Workload& w, bool per_group, bool chains_only) {
+        CoarsenOptions o;
+        o.chains_only = chains_only;
+        if (!per_group) o.merge_single_predecessor = false, o.colocate = false;
+        FeatureOptions f;
+        f.cost = true;
+        FeatureMatrix m = node_features(w.problem(), coarsen(w.problem().graph(), o), f);
+        py::list blocks;
+        for (const auto& [name, width] : m.groups) blocks.append(py::make_tuple(name, width));
+        const int rows = m.rows, cols = m.cols;
+        return py::make_tuple(owned_array(std::move(m.data), {rows, cols}), blocks);
+      },
+      "HSDAG's node features (learn/features.h, the cost block on): ([rows x cols] float32, [(block name, width)] in "
+      "column order); a row per op, or per group of groups() with per_group=True.",
+      py::arg("workload"), py::arg("per_group") = false, py::arg("chains_only") = true);
   m.def(
       "edges",
       [](const Workload& w) {
