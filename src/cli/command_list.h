@@ -48,6 +48,8 @@ void add_exec_options(CLI::App& cmd, ExecArgs& e);
 std::unique_ptr<Executor> make_executor(const Context& ctx, const ExecArgs& e);
 void add_run_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
+// The ONNX backend test suite on the executor (exec/conformance.h): cmd_conformance.cc.
+void add_conformance_command(CLI::App& app);
 // Process groups over c10d/Gloo (dist/, docs/distributed.md): cmd_worker.cc.
 void add_worker_command(CLI::App& app);
 void add_links_command(CLI::App& app);

@@ -86,6 +86,12 @@ at::ScalarType scalar_type(DType t) {
       return at::kLong;
     case DType::boolean:
       return at::kBool;
+    // As onnx_scalar_type: the next wider signed type (LibTorch 1.13 has no wider unsigned ones).
+    case DType::u16:
+      return at::kInt;
+    case DType::u32:
+    case DType::u64:
+      return at::kLong;
     default:
       return at::kFloat;
   }
@@ -133,7 +139,10 @@ struct Executor::Impl {
   int W = 0, T = 0, N = 0;
 
   // Static structure.
-  std::vector<std::vector<int>> ports;             // op -> tensor id per ONNX input port, -1 if omitted
+  std::vector<std::vector<int>> ports;  // op -> tensor id per ONNX input port, -1 if omitted
+  // op -> a tensor attribute the op needs at run time (ConstantOfShape's value), passed to the
+  // interpreter as one more input after its ports; undefined for every other op.
+  std::vector<at::Tensor> attr_input;
   std::vector<char> folded;                        // op -> evaluated at load time
   std::vector<std::vector<int>> rt_inputs;         // op -> distinct tensors produced by runtime ops
   std::vector<std::vector<int>> rt_consumers;      // tensor -> distinct runtime consumer ops
@@ -230,6 +239,7 @@ struct Executor::Impl {
 
     // Ports and Constant values, matched to ops by the importer's naming rule.
     ports.assign(N, {});
+    attr_input.assign(N, at::Tensor());
     folded.assign(N, 0);
     host_value.assign(T, at::Tensor());
     std::vector<const onnx::NodeProto*> node_of(N, nullptr);
@@ -240,6 +250,9 @@ struct Executor::Impl {
       if (op < 0) throw Error(path, node.name(), "node not found in the imported graph");
       node_of[op] = &node;
       for (const auto& in : node.input()) ports[op].push_back(in.empty() ? -1 : g.find_tensor(in));
+      if (node.op_type() == "ConstantOfShape")
+        for (const auto& a : node.attribute())
+          if (a.name() == "value") attr_input[op] = exec::tensor_from_proto(a.t(), path);
     }
     for (int op = 0; op < N; ++op) {
       if (!node_of[op]) throw Error(path, g.op(op).name, "op has no node in the file");
@@ -278,6 +291,7 @@ struct Executor::Impl {
       } else {
         std::vector<at::Tensor> ins;
         for (int t : ports[op]) ins.push_back(t < 0 ? at::Tensor() : host_value[t]);
+        if (attr_input[op].defined()) ins.push_back(attr_input[op]);
         outs = run_onnx_op(o, ins, path);
       }
       for (std::size_t k = 0; k < o.outputs.size(); ++k) host_value[o.outputs[k]] = outs[k];
@@ -524,6 +538,7 @@ struct Executor::Impl {
         throw Error(g.source(), o.name, "internal: input '" + g.tensor(t).name + "' is not on its worker");
       ins.push_back(v);
     }
+    if (attr_input[op].defined()) ins.push_back(attr_input[op]);
     std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source());
     ins.clear();
     const auto end = Clock::now();

@@ -76,8 +76,51 @@ Outputs unary(const Ctx& c) {
   if (t == "LeakyRelu") return {at::leaky_relu(x, c.f("alpha", 0.01))};
   if (t == "Elu") return {at::elu(x, c.f("alpha", 1.0))};
   if (t == "HardSigmoid") return {at::clamp(x * c.f("alpha", 0.2) + c.f("beta", 0.5), 0.0, 1.0)};
-  if (t == "Identity" || t == "Dropout") return {x};
+  if (t == "Identity") return {x};
+  if (t == "Sin") return {at::sin(x)};
+  if (t == "Cos") return {at::cos(x)};
+  if (t == "Tan") return {at::tan(x)};
+  if (t == "Asin") return {at::asin(x)};
+  if (t == "Acos") return {at::acos(x)};
+  if (t == "Atan") return {at::atan(x)};
+  if (t == "Sinh") return {at::sinh(x)};
+  if (t == "Cosh") return {at::cosh(x)};
+  if (t == "Asinh") return {at::asinh(x)};
+  if (t == "Acosh") return {at::acosh(x)};
+  if (t == "Atanh") return {at::atanh(x)};
+  if (t == "Sign") return {at::sign(x)};
+  if (t == "Round") return {at::round(x)};  // half to even, as ONNX
+  if (t == "IsNaN") return {at::isnan(x)};
+  if (t == "IsInf") {
+    const bool neg = c.i("detect_negative", 1) != 0, pos = c.i("detect_positive", 1) != 0;
+    return {neg && pos ? at::isinf(x) : neg ? at::isneginf(x) : pos ? at::isposinf(x) : at::zeros_like(x, at::kBool)};
+  }
+  if (t == "Softsign") return {x / (1 + at::abs(x))};
+  if (t == "HardSwish") return {x * at::clamp(x / 6 + 0.5, 0.0, 1.0)};
+  if (t == "Selu") {
+    const double alpha = c.f("alpha", 1.67326319217681884765625), gamma = c.f("gamma", 1.05070102214813232421875);
+    return {gamma * at::where(x > 0, x, alpha * (at::exp(x) - 1))};
+  }
+  if (t == "Celu") {
+    const double alpha = c.f("alpha", 1.0);
+    return {at::clamp_min(x, 0) + at::clamp_max(alpha * (at::exp(x / alpha) - 1), 0)};
+  }
+  if (t == "ThresholdedRelu") return {at::where(x > c.f("alpha", 1.0), x, at::zeros_like(x))};
+  if (t == "Shrink") {
+    const double bias = c.f("bias", 0.0), lambd = c.f("lambd", 0.5);
+    return {at::where(x < -lambd, x + bias, at::where(x > lambd, x - bias, at::zeros_like(x))).to(x.scalar_type())};
+  }
   c.fail("not a unary op");
+}
+
+// Inference: the input unchanged and an all-true mask. Training mode with a ratio above 0 draws
+// random numbers no other runtime would draw the same, so it is refused rather than guessed.
+Outputs dropout(const Ctx& c) {
+  const at::Tensor& x = c.input(0);
+  const bool training = c.has(2) && c.in[2].to(at::kCPU).item<bool>();
+  const double ratio = c.has(1) ? c.in[1].to(at::kCPU).item<double>() : c.f("ratio", 0.5);
+  if (training && ratio > 0) c.fail("training mode (random masks) is not supported");
+  return {x, at::ones(x.sizes(), x.options().dtype(at::kBool))};
 }
 
 Outputs binary(const Ctx& c) {
@@ -96,6 +139,16 @@ Outputs binary(const Ctx& c) {
   if (t == "And") return {at::logical_and(a, b)};
   if (t == "Or") return {at::logical_or(a, b)};
   if (t == "Mod") return {c.i("fmod", 0) ? at::fmod(a, b) : at::remainder(a, b)};
+  if (t == "Xor") return {at::logical_xor(a, b)};
+  if (t == "PRelu") {
+    // Before opset 7 a 1-D slope of the channel count applied per channel (as PyTorch exported it).
+    const bool per_channel = b.dim() == 1 && a.dim() > 2 && b.size(0) == a.size(1) && b.size(0) != a.size(-1);
+    std::vector<std::int64_t> shape(static_cast<std::size_t>(a.dim() - 1), 1);
+    shape[0] = -1;
+    return {at::where(a < 0, a * (per_channel ? b.reshape(shape) : b), a)};
+  }
+  if (t == "BitShift")
+    return {c.s("direction", "") == "LEFT" ? at::bitwise_left_shift(a, b) : at::bitwise_right_shift(a, b)};
   c.fail("not a binary op");
 }
 
@@ -118,6 +171,9 @@ Outputs clip(const Ctx& c) {
   at::Tensor x = c.input(0);
   if (c.has(1)) x = at::maximum(x, c.in[1].to(x.device()));
   if (c.has(2)) x = at::minimum(x, c.in[2].to(x.device()));
+  // Before opset 11 the bounds were attributes.
+  if (c.op.attrs.count("min")) x = at::clamp_min(x, c.f("min", 0));
+  if (c.op.attrs.count("max")) x = at::clamp_max(x, c.f("max", 0));
   return {x};
 }
 
@@ -138,11 +194,13 @@ Outputs gemm(const Ctx& c) {
 
 // ---- convolution and pooling ----
 // ONNX pads are [b1, b2, ..., e1, e2, ...]; returns begin pads, or pads the input explicitly
-// (with `value`) when begin and end differ, which ATen's symmetric padding cannot express.
+// (with `value`) when begin and end differ, which ATen's symmetric padding cannot express, and
+// then sets *applied to the pads used (ATen's order: last dim first, begin then end).
 std::vector<std::int64_t> spatial_pads(const Ctx& c, at::Tensor& x, int spatial,
                                        const std::vector<std::int64_t>& kernel,
                                        const std::vector<std::int64_t>& strides,
-                                       const std::vector<std::int64_t>& dilations, double value) {
+                                       const std::vector<std::int64_t>& dilations, double value,
+                                       std::vector<std::int64_t>* applied = nullptr) {
   std::vector<std::int64_t> pads = c.ints("pads");
   const std::string auto_pad = c.s("auto_pad", "NOTSET");
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
@@ -158,12 +216,15 @@ std::vector<std::int64_t> spatial_pads(const Ctx& c, at::Tensor& x, int spatial,
     pads.assign(2 * spatial, 0);
   }
   if (static_cast<int>(pads.size()) != 2 * spatial) c.fail("pads must have 2 x spatial rank entries");
+  // ATen pads symmetrically, and (pooling) at most half the dilated kernel on each side.
   bool symmetric = true;
-  for (int d = 0; d < spatial; ++d) symmetric &= pads[d] == pads[d + spatial];
+  for (int d = 0; d < spatial; ++d)
+    symmetric &= pads[d] == pads[d + spatial] && 2 * pads[d] <= (kernel[d] - 1) * dilations[d] + 1;
   if (symmetric) return {pads.begin(), pads.begin() + spatial};
   std::vector<std::int64_t> torch_pads;  // last dim first
   for (int d = spatial - 1; d >= 0; --d) torch_pads.push_back(pads[d]), torch_pads.push_back(pads[d + spatial]);
   x = at::constant_pad_nd(x, torch_pads, value);
+  if (applied) *applied = torch_pads;
   return std::vector<std::int64_t>(spatial, 0);
 }
 
@@ -195,22 +256,44 @@ Outputs pool(const Ctx& c) {
   if (static_cast<int>(kernel.size()) != spatial) c.fail("kernel_shape must have one entry per spatial dim");
   auto strides = or_ones(c.ints("strides"), spatial), dil = or_ones(c.ints("dilations"), spatial);
   const bool ceil = c.i("ceil_mode", 0) != 0;
+  if (spatial < 1 || spatial > 3) c.fail("only 1-3 spatial dims are supported");
+  std::vector<std::int64_t> applied;  // pads put on x explicitly, if any
   if (c.op.type == "MaxPool") {
-    if (c.op.outputs.size() > 1) c.fail("the Indices output is not supported");
-    auto pads = spatial_pads(c, x, spatial, kernel, strides, dil, -std::numeric_limits<double>::infinity());
-    if (spatial == 1) return {at::max_pool1d(x, kernel, strides, pads, dil, ceil)};
-    if (spatial == 2) return {at::max_pool2d(x, kernel, strides, pads, dil, ceil)};
-    if (spatial == 3) return {at::max_pool3d(x, kernel, strides, pads, dil, ceil)};
-  } else {
-    const bool include_pad = c.i("count_include_pad", 0) != 0;
-    at::Tensor before = x;
-    auto pads = spatial_pads(c, x, spatial, kernel, strides, dil, 0.0);
-    if (!include_pad && !x.is_same(before)) c.fail("asymmetric pads with count_include_pad=0 are not supported");
-    if (spatial == 1) return {at::avg_pool1d(x, kernel, strides, pads, ceil, include_pad)};
-    if (spatial == 2) return {at::avg_pool2d(x, kernel, strides, pads, ceil, include_pad)};
-    if (spatial == 3) return {at::avg_pool3d(x, kernel, strides, pads, ceil, include_pad)};
+    const at::ScalarType type = x.scalar_type();
+    if (!at::isFloatingType(type)) x = x.to(at::kFloat);  // ATen max-pools floats only; exact for 8/16-bit
+    auto pads = spatial_pads(c, x, spatial, kernel, strides, dil, -std::numeric_limits<double>::infinity(), &applied);
+    if (c.op.outputs.size() > 1) {
+      if (spatial != 2 || !applied.empty())
+        c.fail("the Indices output is supported for 2-D pooling with ATen's symmetric padding only");
+      auto [values, plane_index] = at::max_pool2d_with_indices(x, kernel, strides, pads, dil, ceil);
+      const std::int64_t height = x.size(2), width = x.size(3);
+      // ATen counts row-major within each (n, c) plane; ONNX across the whole tensor, and
+      // column-major within the plane with storage_order=1.
+      if (c.i("storage_order", 0) != 0)
+        plane_index = at::div(plane_index, width, "floor") + at::remainder(plane_index, width) * height;
+      at::Tensor plane_start =
+          at::arange(x.size(0) * x.size(1), plane_index.options()).reshape({x.size(0), x.size(1), 1, 1});
+      return {values.to(type), plane_index + plane_start * (height * width)};
+    }
+    at::Tensor r = spatial == 1   ? at::max_pool1d(x, kernel, strides, pads, dil, ceil)
+                   : spatial == 2 ? at::max_pool2d(x, kernel, strides, pads, dil, ceil)
+                                  : at::max_pool3d(x, kernel, strides, pads, dil, ceil);
+    return {r.to(type)};
   }
-  c.fail("only 1-3 spatial dims are supported");
+  const bool include_pad = c.i("count_include_pad", 0) != 0;
+  auto avg = [&](const at::Tensor& v, const std::vector<std::int64_t>& pads) {
+    if (spatial == 1) return at::avg_pool1d(v, kernel, strides, pads, ceil, include_pad);
+    if (spatial == 2) return at::avg_pool2d(v, kernel, strides, pads, ceil, include_pad);
+    return at::avg_pool3d(v, kernel, strides, pads, ceil, include_pad);
+  };
+  std::vector<std::int64_t> mask_shape = {1, 1};
+  for (int d = 0; d < spatial; ++d) mask_shape.push_back(x.size(2 + d));
+  auto pads = spatial_pads(c, x, spatial, kernel, strides, dil, 0.0, &applied);
+  if (include_pad || applied.empty()) return {avg(x, pads)};
+  // Padded explicitly, but the pads must not count: the window means over the zero-padded input
+  // divided by those of a mask that is 1 on the input and 0 on the pads.
+  const at::Tensor mask = at::constant_pad_nd(at::ones(mask_shape, x.options()), applied, 0.0);
+  return {avg(x, pads) / avg(mask, pads)};
 }
 
 Outputs global_pool(const Ctx& c) {
@@ -230,19 +313,33 @@ Outputs softmax(const Ctx& c) {
 }
 
 Outputs layer_norm(const Ctx& c) {
-  if (c.op.outputs.size() > 1) c.fail("the Mean / InvStdDev outputs are not supported");
   const at::Tensor& x = c.input(0);
   const std::int64_t axis = norm_axis(c.i("axis", -1), x.dim(), c);
   std::vector<std::int64_t> shape(x.sizes().begin() + axis, x.sizes().end());
   c10::optional<at::Tensor> w = c.input(1), b;
   if (c.has(2)) b = c.in[2];
-  return {at::layer_norm(x, shape, w, b, c.f("epsilon", 1e-5))};
+  const double eps = c.f("epsilon", 1e-5);
+  if (c.op.outputs.size() == 1) return {at::layer_norm(x, shape, w, b, eps)};
+  // With Mean and InvStdDev (float, the normalised dims kept as 1): ATen's own statistics.
+  auto [y, mean, rstd] = at::native_layer_norm(x, shape, w, b, eps);
+  return {y, mean, rstd};
 }
 
 Outputs batch_norm(const Ctx& c) {
-  if (c.op.outputs.size() > 1) c.fail("training-mode outputs are not supported");
-  return {at::batch_norm(c.input(0), c.input(1), c.input(2), c.input(3), c.input(4), false, 0.0, c.f("epsilon", 1e-5),
-                         false)};
+  const at::Tensor &x = c.input(0), &scale = c.input(1), &bias = c.input(2), &mean = c.input(3), &var = c.input(4);
+  const double eps = c.f("epsilon", 1e-5);
+  if (!c.i("training_mode", 0)) return {at::batch_norm(x, scale, bias, mean, var, false, 0.0, eps, false)};
+  // Training mode: normalise with the batch's statistics (biased variance) and return the
+  // running ones, input * momentum + batch * (1 - momentum).
+  std::vector<std::int64_t> dims = {0}, shape(static_cast<std::size_t>(x.dim()), 1);
+  for (std::int64_t d = 2; d < x.dim(); ++d) dims.push_back(d);
+  shape[1] = x.size(1);
+  const at::Tensor batch_mean = x.mean(dims), batch_var = x.var(dims, /*unbiased=*/false);
+  const at::Tensor y =
+      (x - batch_mean.reshape(shape)) / at::sqrt(batch_var.reshape(shape) + eps) * scale.reshape(shape) +
+      bias.reshape(shape);
+  const double m = c.f("momentum", 0.9);
+  return {y, mean * m + batch_mean * (1 - m), var * m + batch_var * (1 - m)};
 }
 
 // ---- shape and data movement ----
@@ -335,13 +432,17 @@ Outputs pad(const Ctx& c) {
   for (std::int64_t d = rank - 1; d >= 0; --d) torch_pads.push_back(begin[d]), torch_pads.push_back(end[d]);
   const std::string mode = c.s("mode", "constant");
   if (mode == "constant") {
-    double value = c.has(2) ? c.in[2].to(at::kCPU).item<double>() : 0.0;
+    // The value is input 2 since opset 11, an attribute before.
+    double value = c.has(2) ? c.in[2].to(at::kCPU).item<double>() : c.f("value", 0.0);
     return {at::constant_pad_nd(x, torch_pads, value)};
   }
-  // reflect / edge: ATen pads only the trailing spatial dims.
+  // reflect / edge: ATen pads only the trailing spatial dims, and floats only.
   while (torch_pads.size() > 2 && torch_pads[torch_pads.size() - 1] == 0 && torch_pads[torch_pads.size() - 2] == 0)
     torch_pads.resize(torch_pads.size() - 2);
-  return {at::pad(x, torch_pads, mode == "edge" ? "replicate" : mode, c10::nullopt)};
+  const bool integral = is_integral(x);
+  at::Tensor r =
+      at::pad(integral ? x.to(at::kDouble) : x, torch_pads, mode == "edge" ? "replicate" : mode, c10::nullopt);
+  return {integral ? r.to(x.scalar_type()) : r};
 }
 
 Outputs cumsum(const Ctx& c) {
@@ -371,12 +472,18 @@ Outputs size(const Ctx& c) { return {at::scalar_tensor(c.input(0).numel(), at::k
 
 Outputs slice(const Ctx& c) {
   at::Tensor x = c.input(0);
-  std::vector<std::int64_t> starts = to_ints(c.input(1)), ends = to_ints(c.input(2));
+  // Before opset 10 starts, ends and axes were attributes.
+  const bool attrs = !c.has(1) && c.op.attrs.count("starts");
+  std::vector<std::int64_t> starts = attrs ? c.ints("starts") : to_ints(c.input(1));
+  std::vector<std::int64_t> ends = attrs ? c.ints("ends") : to_ints(c.input(2));
   std::vector<std::int64_t> axes, steps;
   if (c.has(3))
     axes = to_ints(c.in[3]);
+  else if (attrs && c.op.attrs.count("axes"))
+    axes = c.ints("axes");
   else
     for (std::size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<std::int64_t>(k));
+  if (ends.size() != starts.size() || axes.size() != starts.size()) c.fail("starts, ends and axes differ in length");
   if (c.has(4))
     steps = to_ints(c.in[4]);
   else
@@ -419,8 +526,12 @@ Outputs expand(const Ctx& c) {
 
 Outputs tile(const Ctx& c) { return {c.input(0).repeat(to_ints(c.input(1)))}; }
 
+// The executor passes the `value` attribute (a one-element tensor) as input 1; float 0 without it.
 Outputs constant_of_shape(const Ctx& c) {
-  return {at::zeros(to_ints(c.input(0)), at::TensorOptions().dtype(at::kFloat).device(c.input(0).device()))};
+  const at::TensorOptions on = at::TensorOptions().device(c.input(0).device());
+  if (!c.has(1)) return {at::zeros(to_ints(c.input(0)), on.dtype(at::kFloat))};
+  const at::Tensor& value = c.in[1];
+  return {at::full(to_ints(c.input(0)), value.reshape({-1})[0].item(), on.dtype(value.scalar_type()))};
 }
 
 Outputs range(const Ctx& c) {
@@ -444,6 +555,11 @@ Outputs reduce(const Ctx& c) {
   if (t == "ReduceSum") return {at::sum(x, axes, keep)};
   if (t == "ReduceMax") return {at::amax(x, axes, keep)};
   if (t == "ReduceMin") return {at::amin(x, axes, keep)};
+  if (t == "ReduceL1") return {at::sum(at::abs(x), axes, keep)};
+  if (t == "ReduceL2") return {at::sqrt(at::sum(x * x, axes, keep)).to(x.scalar_type())};
+  if (t == "ReduceSumSquare") return {at::sum(x * x, axes, keep)};
+  if (t == "ReduceLogSum") return {at::log(at::sum(x, axes, keep))};
+  if (t == "ReduceLogSumExp") return {at::logsumexp(x, axes, keep)};
   if (t == "ReduceProd") {
     at::Tensor r = x;
     std::sort(axes.rbegin(), axes.rend());
@@ -466,15 +582,263 @@ Outputs split(const Ctx& c) {
   return {parts.begin(), parts.end()};
 }
 
+Outputs cast_like(const Ctx& c) { return {c.input(0).to(c.input(1).scalar_type())}; }
+
+Outputs arg_extreme(const Ctx& c) {
+  at::Tensor x = c.input(0);
+  const std::int64_t axis = norm_axis(c.i("axis", 0), x.dim(), c);
+  const bool keep = c.i("keepdims", 1) != 0, last = c.i("select_last_index", 0) != 0;
+  if (last) x = x.flip(axis);
+  at::Tensor r = c.op.type == "ArgMax" ? at::argmax(x, axis, keep) : at::argmin(x, axis, keep);
+  return {last ? x.size(axis) - 1 - r : r};
+}
+
+Outputs hardmax(const Ctx& c) {
+  const at::Tensor& x = c.input(0);
+  const std::int64_t axis = norm_axis(c.i("axis", -1), x.dim(), c);
+  return {at::zeros_like(x).scatter(axis, at::argmax(x, axis, true), 1.0)};
+}
+
+Outputs trilu(const Ctx& c) {
+  const std::int64_t k = c.has(1) ? to_ints(c.in[1]).at(0) : 0;
+  return {c.i("upper", 1) ? at::triu(c.input(0), k) : at::tril(c.input(0), k)};
+}
+
+// Negative indices count from the end of `axis`.
+at::Tensor wrap_index(const at::Tensor& index, std::int64_t size) {
+  at::Tensor i = index.to(at::kLong);
+  return at::where(i < 0, i + size, i);
+}
+
+Outputs gather_elements(const Ctx& c) {
+  const at::Tensor& x = c.input(0);
+  const std::int64_t axis = norm_axis(c.i("axis", 0), x.dim(), c);
+  return {at::gather(x, axis, wrap_index(c.input(1), x.size(axis)))};
+}
+
+Outputs scatter_elements(const Ctx& c) {
+  const at::Tensor& x = c.input(0);
+  const std::int64_t axis = norm_axis(c.i("axis", 0), x.dim(), c);
+  const at::Tensor index = wrap_index(c.input(1), x.size(axis));
+  const std::string reduction = c.s("reduction", "none");
+  if (reduction == "add") return {at::scatter_add(x, axis, index, c.input(2))};
+  if (reduction == "mul") return {at::scatter(x, axis, index, c.input(2), "multiply")};
+  if (reduction != "none") c.fail("reduction '" + reduction + "' is not supported");
+  return {at::scatter(x, axis, index, c.input(2))};
+}
+
+// The index tensors of the last dim of a GatherND / ScatterND index, one per indexed dim.
+c10::List<c10::optional<at::Tensor>> nd_index(const Ctx& c, const at::Tensor& data, const at::Tensor& index) {
+  const std::int64_t k = index.size(-1);
+  if (k > data.dim()) c.fail("the index's last dim exceeds the data's rank");
+  c10::List<c10::optional<at::Tensor>> parts;
+  for (std::int64_t j = 0; j < k; ++j) parts.push_back(wrap_index(index.select(-1, j), data.size(j)));
+  return parts;
+}
+
+Outputs gather_nd(const Ctx& c) {
+  const at::Tensor& x = c.input(0);
+  const at::Tensor& index = c.input(1);
+  const std::int64_t batch = c.i("batch_dims", 0);
+  if (batch < 0 || batch >= std::min<std::int64_t>(x.dim(), index.dim())) c.fail("batch_dims out of range");
+  if (batch == 0) return {at::index(x, nd_index(c, x, index))};
+  // The leading batch dims flattened into one, gathered batch by batch.
+  const at::Tensor xb = x.flatten(0, batch - 1), ib = index.flatten(0, batch - 1);
+  std::vector<at::Tensor> parts;
+  for (std::int64_t b = 0; b < xb.size(0); ++b) parts.push_back(at::index(xb[b], nd_index(c, xb[b], ib[b])));
+  std::vector<std::int64_t> shape(x.sizes().begin(), x.sizes().begin() + batch);
+  const at::Tensor r = at::stack(parts);
+  shape.insert(shape.end(), r.sizes().begin() + 1, r.sizes().end());
+  return {r.reshape(shape)};
+}
+
+Outputs scatter_nd(const Ctx& c) {
+  const at::Tensor& x = c.input(0);
+  const at::Tensor &index = c.input(1), &updates = c.input(2);
+  const std::string reduction = c.s("reduction", "none");
+  if (reduction == "none" || reduction == "add")
+    return {at::index_put(x, nd_index(c, x, index), updates, reduction == "add")};
+  if (reduction != "mul" && reduction != "max" && reduction != "min")
+    c.fail("reduction '" + reduction + "' is not supported");
+  // One index row at a time, so that repeated indices combine in order.
+  at::Tensor r = x.clone();
+  const at::Tensor rows = index.reshape({-1, index.size(-1)}).to(at::kCPU).to(at::kLong);
+  const at::Tensor values = updates.reshape({rows.size(0), -1});
+  for (std::int64_t k = 0; k < rows.size(0); ++k) {
+    at::Tensor target = r;
+    for (std::int64_t j = 0; j < rows.size(1); ++j) {
+      std::int64_t i = rows[k][j].item<std::int64_t>();
+      target = target.select(0, i < 0 ? i + target.size(0) : i);
+    }
+    const at::Tensor u = values[k].reshape(target.sizes());
+    target.copy_(reduction == "mul"   ? target * u
+                 : reduction == "max" ? at::maximum(target, u)
+                                      : at::minimum(target, u));
+  }
+  return {r};
+}
+
+Outputs eye_like(const Ctx& c) {
+  const at::Tensor& x = c.input(0);
+  const at::ScalarType type =
+      c.op.attrs.count("dtype") ? onnx_scalar_type(static_cast<int>(c.i("dtype", 1))) : x.scalar_type();
+  at::Tensor r = at::zeros(x.sizes(), x.options().dtype(type));
+  r.diagonal(c.i("k", 0)).fill_(1);
+  return {r};
+}
+
+Outputs depth_space(const Ctx& c) {
+  const at::Tensor& x = c.input(0);
+  const std::int64_t b = c.i("blocksize", 0);
+  if (x.dim() != 4 || b < 1) c.fail("needs a 4-D input and a positive blocksize");
+  const std::int64_t n = x.size(0), ch = x.size(1), h = x.size(2), w = x.size(3);
+  if (c.op.type == "SpaceToDepth")
+    return {x.reshape({n, ch, h / b, b, w / b, b}).permute({0, 3, 5, 1, 2, 4}).reshape({n, ch * b * b, h / b, w / b})};
+  if (c.s("mode", "DCR") == "DCR")
+    return {
+        x.reshape({n, b, b, ch / (b * b), h, w}).permute({0, 3, 4, 1, 5, 2}).reshape({n, ch / (b * b), h * b, w * b})};
+  return {
+      x.reshape({n, ch / (b * b), b, b, h, w}).permute({0, 1, 4, 2, 5, 3}).reshape({n, ch / (b * b), h * b, w * b})};
+}
+
+Outputs instance_norm(const Ctx& c) {
+  return {at::instance_norm(c.input(0), c.input(1), c.input(2), {}, {}, true, 0.0, c.f("epsilon", 1e-5), false)};
+}
+
+// Local response normalisation across channels: x / (bias + alpha / size * sum of squares over a
+// window of `size` channels)^beta, the window floor((size-1)/2) before and ceil((size-1)/2) after.
+Outputs lrn(const Ctx& c) {
+  const at::Tensor& x = c.input(0);
+  const std::int64_t size = c.i("size", 0);
+  if (x.dim() < 3 || size < 1) c.fail("needs an input of rank 3 or more and a positive size");
+  at::Tensor sq = (x * x).reshape({x.size(0), 1, x.size(1), -1, 1});
+  sq = at::constant_pad_nd(sq, {0, 0, 0, 0, (size - 1) / 2, size / 2}, 0.0);
+  const at::Tensor sums = at::avg_pool3d(sq, {size, 1, 1}, {1, 1, 1}) * static_cast<double>(size);
+  const at::Tensor denom =
+      at::pow(c.f("bias", 1.0) + c.f("alpha", 1e-4) / size * sums.reshape(x.sizes()), c.f("beta", 0.75));
+  return {x / denom};
+}
+
+Outputs top_k(const Ctx& c) {
+  const at::Tensor& x = c.input(0);
+  const std::int64_t axis = norm_axis(c.i("axis", -1), x.dim(), c);
+  auto [values, indices] = at::topk(x, to_ints(c.input(1)).at(0), axis, c.i("largest", 1) != 0, c.i("sorted", 1) != 0);
+  return {values, indices};
+}
+
+Outputs one_hot(const Ctx& c) {
+  const at::Tensor& index = c.input(0);
+  const at::Tensor& values = c.input(2);
+  const std::int64_t depth = static_cast<std::int64_t>(c.input(1).to(at::kCPU).to(at::kDouble).item<double>());
+  const std::int64_t axis = norm_axis(c.i("axis", -1), index.dim() + 1, c);
+  const at::Tensor i = wrap_index(index, depth).unsqueeze(axis);
+  std::vector<std::int64_t> shape(static_cast<std::size_t>(index.dim() + 1), 1);
+  shape[static_cast<std::size_t>(axis)] = depth;
+  const at::Tensor hot = i == at::arange(depth, i.options()).reshape(shape);
+  return {at::where(hot, values[1], values[0])};
+}
+
+Outputs einsum(const Ctx& c) {
+  std::vector<at::Tensor> parts;
+  for (std::size_t k = 0; k < c.in.size(); ++k) parts.push_back(c.input(k));
+  return {at::einsum(c.s("equation", ""), parts)};
+}
+
+Outputs non_zero(const Ctx& c) { return {at::nonzero(c.input(0)).t().contiguous()}; }
+
+// ONNX's ConvTranspose: ATen's transposed convolution without padding, then the output window
+// the pads (or output_shape / auto_pad) select, zero-extended where output_padding reaches past it.
+Outputs conv_transpose(const Ctx& c) {
+  const at::Tensor &x = c.input(0), &w = c.input(1);
+  const int spatial = static_cast<int>(w.dim()) - 2;
+  if (spatial < 1 || x.dim() != w.dim()) c.fail("input and weight ranks do not match");
+  auto strides = or_ones(c.ints("strides"), spatial), dil = or_ones(c.ints("dilations"), spatial);
+  std::vector<std::int64_t> out_pad = c.ints("output_padding"), pads = c.ints("pads"), shape = c.ints("output_shape");
+  if (out_pad.empty()) out_pad.assign(spatial, 0);
+  if (pads.empty()) pads.assign(2 * spatial, 0);
+  const std::string auto_pad = c.s("auto_pad", "NOTSET");
+  at::Tensor full = at::convolution(x, w, c10::nullopt, strides, std::vector<std::int64_t>(spatial, 0), dil, true,
+                                    std::vector<std::int64_t>(spatial, 0), c.i("group", 1));
+  std::vector<std::int64_t> begin(spatial), size(spatial);
+  for (int d = 0; d < spatial; ++d) {
+    const std::int64_t in = x.size(2 + d), k = w.size(2 + d);
+    const std::int64_t natural = strides[d] * (in - 1) + out_pad[d] + (k - 1) * dil[d] + 1;
+    if (!shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      const std::int64_t want = !shape.empty() ? shape[shape.size() - spatial + d] : in * strides[d];
+      const std::int64_t total = natural - want;
+      // A negative total is output padding: zeros at the end.
+      begin[d] = total < 0 ? 0 : auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      size[d] = want;
+    } else {
+      begin[d] = pads[d];
+      size[d] = natural - pads[d] - pads[d + spatial];
+    }
+  }
+  std::vector<std::int64_t> extend;  // ATen's order: last dim first
+  for (int d = spatial - 1; d >= 0; --d)
+    extend.push_back(0), extend.push_back(std::max<std::int64_t>(0, begin[d] + size[d] - full.size(2 + d)));
+  at::Tensor y = at::constant_pad_nd(full, extend, 0.0);
+  for (int d = 0; d < spatial; ++d) y = y.narrow(2 + d, begin[d], size[d]);
+  if (c.has(2)) {
+    std::vector<std::int64_t> b(static_cast<std::size_t>(y.dim()), 1);
+    b[1] = -1;
+    y = y + c.in[2].reshape(b);
+  }
+  return {y.contiguous()};
+}
+
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss (whose second output is the log-probabilities).
+Outputs loss(const Ctx& c) {
+  const bool softmax = c.op.type == "SoftmaxCrossEntropyLoss";
+  const at::Tensor& scores = c.input(0);
+  const at::Tensor log_prob = softmax ? at::log_softmax(scores, 1) : scores;
+  const std::string reduction = c.s("reduction", "mean");
+  const std::int64_t mode = reduction == "none" ? 0 : reduction == "sum" ? 2 : 1;
+  if (reduction != "none" && reduction != "sum" && reduction != "mean") c.fail("unknown reduction '" + reduction + "'");
+  c10::optional<at::Tensor> weight;
+  if (c.has(2)) weight = c.in[2];
+  // Without ignore_index every class counts: an index no target can take.
+  const std::int64_t ignore =
+      c.op.attrs.count("ignore_index") ? c.i("ignore_index", 0) : std::numeric_limits<std::int64_t>::min();
+  at::Tensor target = c.input(1).to(at::kLong);
+  at::Tensor l = at::nll_loss_nd(log_prob, target, weight, mode, ignore);
+  if (!softmax) return {l};
+  return {l, log_prob};
+}
+
 using OpFn = Outputs (*)(const Ctx&);
 
 const std::unordered_map<std::string, OpFn>& table() {
   static const std::unordered_map<std::string, OpFn> t = [] {
     std::unordered_map<std::string, OpFn> m;
-    for (const char* n :
-         {"Relu",  "Sqrt", "Erf", "Exp",      "Log",  "Neg",       "Abs", "Tanh",        "Sigmoid",  "Reciprocal",
-          "Floor", "Ceil", "Not", "Softplus", "Gelu", "LeakyRelu", "Elu", "HardSigmoid", "Identity", "Dropout"})
+    for (const char* n : {"Relu", "Sqrt", "Erf", "Exp", "Log", "Neg", "Abs", "Tanh", "Sigmoid", "Reciprocal", "Floor",
+                          "Ceil", "Not", "Softplus", "Gelu", "LeakyRelu", "Elu", "HardSigmoid", "Identity"})
       m[n] = unary;
+    for (const char* n :
+         {"Sin",   "Cos",  "Tan",   "Asin",  "Acos",  "Atan",     "Sinh",      "Cosh", "Asinh", "Acosh",
+          "Atanh", "Sign", "Round", "IsNaN", "IsInf", "Softsign", "HardSwish", "Selu", "Celu",  "ThresholdedRelu",
+          "Shrink"})
+      m[n] = unary;
+    for (const char* n : {"Xor", "PRelu", "BitShift"}) m[n] = binary;
+    m["Dropout"] = dropout;
+    m["CastLike"] = cast_like;
+    m["ArgMax"] = m["ArgMin"] = arg_extreme;
+    m["Hardmax"] = hardmax;
+    m["Trilu"] = trilu;
+    m["GatherElements"] = gather_elements;
+    m["ScatterElements"] = scatter_elements;
+    m["GatherND"] = gather_nd;
+    m["ScatterND"] = scatter_nd;
+    m["EyeLike"] = eye_like;
+    m["DepthToSpace"] = m["SpaceToDepth"] = depth_space;
+    m["InstanceNormalization"] = instance_norm;
+    m["LRN"] = lrn;
+    m["TopK"] = top_k;
+    m["OneHot"] = one_hot;
+    m["Einsum"] = einsum;
+    m["NonZero"] = non_zero;
+    m["ConvTranspose"] = conv_transpose;
+    m["NegativeLogLikelihoodLoss"] = m["SoftmaxCrossEntropyLoss"] = loss;
     for (const char* n : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "LessOrEqual", "Greater",
                           "GreaterOrEqual", "And", "Or", "Mod"})
       m[n] = binary;
@@ -506,7 +870,9 @@ const std::unordered_map<std::string, OpFn>& table() {
     m["Tile"] = tile;
     m["ConstantOfShape"] = constant_of_shape;
     m["Range"] = range;
-    for (const char* n : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd"}) m[n] = reduce;
+    for (const char* n : {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+                          "ReduceSumSquare", "ReduceLogSum", "ReduceLogSumExp"})
+      m[n] = reduce;
     m["Split"] = split;
     return m;
   }();
@@ -522,7 +888,14 @@ std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>&
         source, op.name,
         "op type '" + op.type + "' is not supported by the executor (docs/execution.md lists the supported ops)");
   Ctx c{op, inputs, source};
-  Outputs out = it->second(c);
+  Outputs out;
+  try {
+    out = it->second(c);
+  } catch (const c10::Error& e) {
+    // LibTorch's message without its backtrace, on the op that raised it.
+    const std::string what = e.what_without_backtrace();
+    c.fail(what.substr(0, what.find('\n')));
+  }
   if (out.size() < op.outputs.size())
     c.fail("produced " + std::to_string(out.size()) + " outputs, the graph expects " +
            std::to_string(op.outputs.size()));
@@ -563,6 +936,13 @@ at::ScalarType onnx_scalar_type(int t) {
       return at::kDouble;
     case onnx::TensorProto::BFLOAT16:
       return at::kBFloat16;
+    // LibTorch 1.13 has no unsigned types above 8 bits: held in the next wider signed type
+    // (uint64 values above 2^63 - 1 wrap).
+    case onnx::TensorProto::UINT16:
+      return at::kInt;
+    case onnx::TensorProto::UINT32:
+    case onnx::TensorProto::UINT64:
+      return at::kLong;
     default:
       throw Error("", "", "ONNX data type " + std::to_string(t) + " is not supported by the executor");
   }
@@ -575,14 +955,21 @@ at::Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& sour
   const at::ScalarType st = onnx_scalar_type(p.data_type());
   at::TensorOptions o = at::TensorOptions().dtype(st);
   if (p.data_location() == onnx::TensorProto::EXTERNAL) return {};
+  if (n == 0) return at::empty(dims, o);
   if (!p.raw_data().empty()) {
-    const std::size_t want = static_cast<std::size_t>(n) * at::elementSize(st);
+    // Unsigned types wider than 8 bits are read as the signed type of their width, then widened.
+    const at::ScalarType stored = p.data_type() == onnx::TensorProto::UINT16   ? at::kShort
+                                  : p.data_type() == onnx::TensorProto::UINT32 ? at::kInt
+                                                                               : st;
+    const std::size_t want = static_cast<std::size_t>(n) * at::elementSize(stored);
     if (p.raw_data().size() != want)
       throw Error(source, p.name(),
                   "raw_data has " + std::to_string(p.raw_data().size()) + " bytes, dims say " + std::to_string(want));
-    at::Tensor t = at::empty(dims, o);
+    at::Tensor t = at::empty(dims, at::TensorOptions().dtype(stored));
     std::memcpy(t.data_ptr(), p.raw_data().data(), want);
-    return t;
+    if (stored == st) return t;
+    const std::int64_t bits = p.data_type() == onnx::TensorProto::UINT16 ? 0xFFFF : 0xFFFFFFFF;
+    return at::bitwise_and(t.to(st), at::Scalar(bits));
   }
   auto typed = [&](auto values, at::ScalarType src) -> at::Tensor {
     if (static_cast<std::int64_t>(values.size()) != n) return {};
@@ -594,6 +981,10 @@ at::Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& sour
   if (p.int64_data_size()) return typed(p.int64_data(), at::kLong);
   if (p.double_data_size()) return typed(p.double_data(), at::kDouble);
   if (p.int32_data_size()) return typed(p.int32_data(), at::kInt);
+  if (p.uint64_data_size()) {
+    std::vector<std::int64_t> v(p.uint64_data().begin(), p.uint64_data().end());  // wraps above 2^63 - 1
+    return typed(v, at::kLong);
+  }
   return {};
 }
 

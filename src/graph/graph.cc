@@ -14,14 +14,17 @@ int dtype_size(DType t) {
   switch (t) {
     case DType::f64:
     case DType::i64:
+    case DType::u64:
       return 8;
     case DType::f32:
     case DType::i32:
+    case DType::u32:
     case DType::unknown:
       return 4;
     case DType::f16:
     case DType::bf16:
     case DType::i16:
+    case DType::u16:
       return 2;
     case DType::i8:
     case DType::u8:
@@ -53,6 +56,12 @@ const char* dtype_name(DType t) {
       return "i64";
     case DType::boolean:
       return "bool";
+    case DType::u16:
+      return "u16";
+    case DType::u32:
+      return "u32";
+    case DType::u64:
+      return "u64";
     case DType::unknown:
       return "unknown";
   }
@@ -69,7 +78,9 @@ DType parse_dtype(const std::string& raw) {
       {"double", DType::f64},   {"float64", DType::f64},     {"i8", DType::i8},       {"int8", DType::i8},
       {"u8", DType::u8},        {"uint8", DType::u8},        {"i16", DType::i16},     {"int16", DType::i16},
       {"i32", DType::i32},      {"int32", DType::i32},       {"i64", DType::i64},     {"int64", DType::i64},
-      {"bool", DType::boolean}, {"boolean", DType::boolean}, {"u1", DType::boolean},
+      {"bool", DType::boolean}, {"boolean", DType::boolean}, {"u1", DType::boolean},  {"u16", DType::u16},
+      {"uint16", DType::u16},   {"u32", DType::u32},         {"uint32", DType::u32},  {"u64", DType::u64},
+      {"uint64", DType::u64},
   };
   auto it = names.find(s);
   return it == names.end() ? DType::unknown : it->second;

@@ -16,7 +16,7 @@
 
 namespace devplace {
 
-enum class DType : std::uint8_t { f32, f16, bf16, f64, i8, u8, i16, i32, i64, boolean, unknown };
+enum class DType : std::uint8_t { f32, f16, bf16, f64, i8, u8, i16, i32, i64, boolean, u16, u32, u64, unknown };
 
 // Bytes per element (unknown counts as 4, the common case, so sizes stay finite).
 int dtype_size(DType t);

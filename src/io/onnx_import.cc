@@ -40,6 +40,12 @@ DType to_dtype(int onnx_type) {
       return DType::i64;
     case onnx::TensorProto::BOOL:
       return DType::boolean;
+    case onnx::TensorProto::UINT16:
+      return DType::u16;
+    case onnx::TensorProto::UINT32:
+      return DType::u32;
+    case onnx::TensorProto::UINT64:
+      return DType::u64;
     default:
       return DType::unknown;
   }

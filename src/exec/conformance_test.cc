@@ -1,0 +1,141 @@
+// The conformance runner on hand-made suite folders: a right answer passes, a wrong one fails
+// naming the element, an unknown op type is listed as unsupported and not run; and ops whose
+// outputs the suite checks (ConstantOfShape's value, MaxPool's indices) compute ONNX's values.
+#include "exec/conformance.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+namespace devplace {
+namespace {
+
+namespace fs = std::filesystem;
+
+onnx::TensorProto tensor(const std::string& name, const std::vector<std::int64_t>& dims,
+                         const std::vector<float>& values) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  for (auto d : dims) t.add_dims(d);
+  for (float v : values) t.add_float_data(v);
+  return t;
+}
+
+void write(const fs::path& path, const google::protobuf::MessageLite& message) {
+  std::ofstream(path, std::ios::binary) << message.SerializeAsString();
+}
+
+void add_value(onnx::ValueInfoProto* vi, const std::string& name, int type, const std::vector<std::int64_t>& dims) {
+  vi->set_name(name);
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(type);
+  for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
+}
+
+// A suite folder holding one test: `node` applied to x [1, 1, 2, 2] -> y.
+fs::path make_test(const std::string& name, onnx::NodeProto node, const std::vector<float>& x,
+                   const std::vector<onnx::TensorProto>& expected, int y_type = onnx::TensorProto::FLOAT,
+                   const std::vector<std::int64_t>& y_dims = {1, 1, 2, 2}) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "suite" / name;
+  fs::create_directories(dir / "test_data_set_0");
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name(name);
+  add_value(g->add_input(), "x", onnx::TensorProto::FLOAT, {1, 1, 2, 2});
+  for (std::size_t k = 0; k < expected.size(); ++k)
+    add_value(g->add_output(), expected[k].name(), k == 0 ? onnx::TensorProto::FLOAT : y_type, y_dims);
+  *g->add_node() = std::move(node);
+  write(dir / "model.onnx", m);
+  write(dir / "test_data_set_0" / "input_0.pb", tensor("x", {1, 1, 2, 2}, x));
+  for (std::size_t k = 0; k < expected.size(); ++k)
+    write(dir / "test_data_set_0" / ("output_" + std::to_string(k) + ".pb"), expected[k]);
+  return dir;
+}
+
+onnx::NodeProto node(const std::string& type, std::vector<std::string> outputs = {"y"}) {
+  onnx::NodeProto n;
+  n.set_op_type(type), n.set_name(type), n.add_input("x");
+  for (const auto& o : outputs) n.add_output(o);
+  return n;
+}
+
+TEST(Conformance, ARightAnswerPassesAndAWrongOneFailsNamingTheElement) {
+  const auto right = make_test("relu_right", node("Relu"), {-1, 2, -3, 4}, {tensor("y", {1, 1, 2, 2}, {0, 2, 0, 4})});
+  EXPECT_EQ(run_conformance_case(right.string(), "relu_right").status, ConformanceCase::Status::passed);
+  const auto wrong = make_test("relu_wrong", node("Relu"), {-1, 2, -3, 4}, {tensor("y", {1, 1, 2, 2}, {0, 2, 0, 5})});
+  const ConformanceCase c = run_conformance_case(wrong.string(), "relu_wrong");
+  EXPECT_EQ(c.status, ConformanceCase::Status::failed);
+  EXPECT_NE(c.detail.find("element 3 is 4, expected 5"), std::string::npos) << c.detail;
+  EXPECT_EQ(c.op_types, std::vector<std::string>{"Relu"});
+}
+
+TEST(Conformance, WithinOnnxsToleranceIsAPass) {
+  const auto close =
+      make_test("relu_close", node("Relu"), {1, 2, 3, 4}, {tensor("y", {1, 1, 2, 2}, {1, 2, 3, 4.003f})});
+  EXPECT_EQ(run_conformance_case(close.string(), "relu_close").status, ConformanceCase::Status::passed);
+  const auto far = make_test("relu_far", node("Relu"), {1, 2, 3, 4}, {tensor("y", {1, 1, 2, 2}, {1, 2, 3, 4.01f})});
+  EXPECT_EQ(run_conformance_case(far.string(), "relu_far").status, ConformanceCase::Status::failed);
+}
+
+TEST(Conformance, AnUnknownOpTypeIsListedAsUnsupportedAndNotRun) {
+  make_test("window", node("HannWindow"), {1, 2, 3, 4}, {tensor("y", {1, 1, 2, 2}, {1, 2, 3, 4})});
+  const auto root = fs::path(::testing::TempDir()) / "suite";
+  ConformanceOptions o;
+  o.filter = "window";
+  const auto cases = run_conformance(root.string(), o);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_EQ(cases[0].status, ConformanceCase::Status::unsupported);
+  EXPECT_EQ(cases[0].detail, "HannWindow");
+  EXPECT_THROW(run_conformance((root / "no_such_folder").string()), std::exception);
+}
+
+// MaxPool's second output counts positions across the whole tensor (row-major, or column-major
+// with storage_order=1); a 2x2 window over [[1, 4], [3, 2]] picks 4 at (0, 1).
+TEST(Conformance, MaxPoolIndicesFollowOnnx) {
+  for (int storage_order : {0, 1}) {
+    onnx::NodeProto n = node("MaxPool", {"y", "i"});
+    auto* k = n.add_attribute();
+    k->set_name("kernel_shape"), k->set_type(onnx::AttributeProto::INTS), k->add_ints(2), k->add_ints(2);
+    auto* so = n.add_attribute();
+    so->set_name("storage_order"), so->set_type(onnx::AttributeProto::INT), so->set_i(storage_order);
+    onnx::TensorProto index;
+    index.set_name("i"), index.set_data_type(onnx::TensorProto::INT64);
+    for (int d = 0; d < 4; ++d) index.add_dims(1);
+    index.add_int64_data(storage_order == 0 ? 1 : 2);
+    const std::string name = "maxpool_order" + std::to_string(storage_order);
+    const auto dir = make_test(name, n, {1, 4, 3, 2}, {tensor("y", {1, 1, 1, 1}, {4}), index}, onnx::TensorProto::INT64,
+                               {1, 1, 1, 1});
+    const ConformanceCase c = run_conformance_case(dir.string(), name);
+    EXPECT_EQ(c.status, ConformanceCase::Status::passed) << c.detail;
+  }
+}
+
+// ConstantOfShape takes its value from a tensor attribute (the importer keeps no tensor
+// attributes; the executor reads it from the file).
+TEST(Conformance, ConstantOfShapeUsesItsValueAttribute) {
+  onnx::NodeProto shape;
+  shape.set_op_type("Shape"), shape.set_name("shape"), shape.add_input("x"), shape.add_output("s");
+  onnx::NodeProto fill;
+  fill.set_op_type("ConstantOfShape"), fill.set_name("fill"), fill.add_input("s"), fill.add_output("y");
+  auto* value = fill.add_attribute();
+  value->set_name("value"), value->set_type(onnx::AttributeProto::TENSOR);
+  *value->mutable_t() = tensor("", {1}, {2.5f});
+  const auto dir = make_test("fill", shape, {1, 2, 3, 4}, {tensor("y", {1, 1, 2, 2}, {2.5f, 2.5f, 2.5f, 2.5f})});
+  onnx::ModelProto m;
+  {
+    std::ifstream in(dir / "model.onnx", std::ios::binary);
+    ASSERT_TRUE(m.ParseFromIstream(&in));
+  }
+  *m.mutable_graph()->add_node() = fill;
+  write(dir / "model.onnx", m);
+  const ConformanceCase c = run_conformance_case(dir.string(), "fill");
+  EXPECT_EQ(c.status, ConformanceCase::Status::passed) << c.detail;
+}
+
+}  // namespace
+}  // namespace devplace
