@@ -94,6 +94,14 @@ TEST(Conformance, AnUnknownOpTypeIsListedAsUnsupportedAndNotRun) {
   EXPECT_THROW(run_conformance((root / "no_such_folder").string()), std::exception);
 }
 
+// Gelu (opset 20, newer than Debian's suite): 0.5 x (1 + erf(x / sqrt 2)).
+TEST(Conformance, GeluMatchesItsDefinition) {
+  const auto dir = make_test("gelu", node("Gelu"), {-1, 0, 1, 2},
+                             {tensor("y", {1, 1, 2, 2}, {-0.158655254f, 0.0f, 0.841344746f, 1.954499736f})});
+  const ConformanceCase c = run_conformance_case(dir.string(), "gelu");
+  EXPECT_EQ(c.status, ConformanceCase::Status::passed) << c.detail;
+}
+
 // MaxPool's second output counts positions across the whole tensor (row-major, or column-major
 // with storage_order=1); a 2x2 window over [[1, 4], [3, 2]] picks 4 at (0, 1).
 TEST(Conformance, MaxPoolIndicesFollowOnnx) {
