@@ -74,7 +74,7 @@ void add_run_command(CLI::App& app) {
     Rendezvous rv = Rendezvous::from_env();
     std::vector<int> device_ranks;
     std::vector<std::string> input_files;
-    std::string output_dir;
+    std::string output_dir, write_inputs, write_model;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
@@ -104,6 +104,11 @@ void add_run_command(CLI::App& app) {
   cmd->add_option(
       "--output-dir", a->output_dir,
       "Write the graph outputs of the last run as DIR/<name>.npy (to check a placed run against a reference)");
+  cmd->add_option("--write-inputs", a->write_inputs,
+                  "Write the graph inputs this run uses as DIR/<name>.npy (seeded random ones included)");
+  cmd->add_option("--write-model", a->write_model,
+                  "Write the ONNX model with the weights this run uses (seeded random ones where the file has none), "
+                  "so that another runtime can compute the same thing (tools/compare_onnxruntime.py)");
   cmd->add_option("--world-size", a->rv.world_size,
                   "Run across this many processes (this one is rank 0; start the others with devplace worker; "
                   "docs/distributed.md)");
@@ -156,8 +161,10 @@ void add_run_command(CLI::App& app) {
       if (placements.size() != pick + 1 || a->json || !a->trace.empty() || !a->gantt.empty())
         throw Error("", "",
                     "--world-size runs one placement (one -p, -d or --random 1), without --json/--trace/--gantt");
-      if (!a->input_files.empty() || !a->output_dir.empty())
-        throw Error("", "", "--input-file and --output-dir are for runs in one process (not with --world-size)");
+      if (!a->input_files.empty() || !a->output_dir.empty() || !a->write_inputs.empty() || !a->write_model.empty())
+        throw Error("", "",
+                    "--input-file, --output-dir, --write-inputs and --write-model are for runs in one process (not "
+                    "with --world-size)");
       const std::vector<int> ranks =
           a->device_ranks.empty() ? device_ranks_for_cluster(c, ctx->cluster_spec) : a->device_ranks;
       if (run_across_processes(a->model, *ctx, placements[pick], labels[pick], a->exec, a->rv, ranks, a->warmup,
@@ -173,6 +180,8 @@ void add_run_command(CLI::App& app) {
         throw Error("", "", "--input-file wants NAME=FILE, got '" + binding + "'");
       ex->set_input(binding.substr(0, eq), binding.substr(eq + 1));
     }
+    if (!a->write_model.empty()) ex->write_model(a->write_model);
+    if (!a->write_inputs.empty()) ex->write_inputs(a->write_inputs);
     std::string workers;
     for (int w = 0; w < ex->num_workers(); ++w)
       workers += (w ? ", " : "") + c.devices[w].name + "=" + ex->workers()[w].str();

@@ -882,6 +882,48 @@ void Executor::set_input(const std::string& name, const std::string& path) {
     if (m.specs[w].kind == WorkerSpec::Kind::cuda) m.dev_value[w][t] = m.host_value[t].to(m.workers[w]->device);
 }
 
+namespace {
+
+// DIR/<name>.npy for a tensor name ('/' and ':' become '_').
+std::string npy_path(const std::string& dir, const std::string& name) {
+  std::string file = name;
+  for (char& c : file)
+    if (c == '/' || c == ':') c = '_';
+  return (std::filesystem::path(dir) / (file + ".npy")).string();
+}
+
+}  // namespace
+
+std::vector<std::string> Executor::write_inputs(const std::string& dir) const {
+  const Impl& m = *impl_;
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> paths;
+  for (int t = 0; t < m.T; ++t)
+    if (m.g.tensor(t).is_graph_input) {
+      paths.push_back(npy_path(dir, m.g.tensor(t).name));
+      exec::write_npy(paths.back(), m.host_value[t]);
+    }
+  return paths;
+}
+
+void Executor::write_model(const std::string& path) const {
+  const Impl& m = *impl_;
+  onnx::ModelProto model;
+  if (!model.ParseFromString(read_file(m.g.source()))) throw Error(m.g.source(), "", "not a valid ONNX model");
+  for (auto& init : *model.mutable_graph()->mutable_initializer()) {
+    const int t = m.g.find_tensor(init.name());
+    if (t < 0 || !m.host_value[t].defined()) continue;  // not used by the graph
+    const at::Tensor v = m.host_value[t].to(at::kCPU).contiguous();
+    init.clear_float_data(), init.clear_int32_data(), init.clear_int64_data(), init.clear_double_data();
+    init.clear_external_data();
+    init.set_data_location(onnx::TensorProto::DEFAULT);
+    init.set_raw_data(std::string(static_cast<const char*>(v.data_ptr()), v.nbytes()));
+  }
+  std::string bytes;
+  if (!model.SerializeToString(&bytes)) throw Error(path, "", "the filled model does not fit in one protobuf (2 GiB)");
+  write_file_atomic(path, bytes);
+}
+
 std::vector<std::string> Executor::write_outputs(const std::string& dir) const {
   const Impl& m = *impl_;
   std::filesystem::create_directories(dir);
@@ -893,10 +935,7 @@ std::vector<std::string> Executor::write_outputs(const std::string& dir) const {
     if (!v.defined() && ts.producer >= 0 && !m.placement.empty() && m.placement[ts.producer] >= 0)
       v = m.slots[static_cast<std::size_t>(t) * m.W + m.placement[ts.producer]];
     if (!v.defined()) throw Error(m.g.source(), ts.name, "no value: run the model first");
-    std::string file = ts.name;
-    for (char& c : file)
-      if (c == '/' || c == ':') c = '_';
-    paths.push_back((std::filesystem::path(dir) / (file + ".npy")).string());
+    paths.push_back(npy_path(dir, ts.name));
     exec::write_npy(paths.back(), v);
   }
   return paths;

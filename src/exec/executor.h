@@ -110,6 +110,12 @@ class Executor {
   // Writes each graph output of the last run as DIR/<name>.npy (its own type; '/' and ':' in a
   // name become '_'); returns the paths.
   std::vector<std::string> write_outputs(const std::string& dir) const;
+  // Writes each graph input's value (the seeded random one, or set_input's) as DIR/<name>.npy.
+  std::vector<std::string> write_inputs(const std::string& dir) const;
+  // Writes the ONNX model with every initializer holding the data this executor uses (the file's,
+  // or the seeded random values of a stripped one), atomically: another runtime given it and the
+  // inputs of write_inputs computes what this executor computes.
+  void write_model(const std::string& path) const;
   // What the last run did, as a Schedule (seconds from its first push; device = worker): each
   // op's span, each copy's span on its destination worker, busy time per worker (ops only, as the
   // simulator counts it).
