@@ -66,7 +66,7 @@ std::vector<LinkMeasurement> measure_links(ProcessGroup& g, const LinkProfileOpt
         const auto t0 = std::chrono::steady_clock::now();
         std::vector<std::uint8_t> back;
         if (o.as_tensors) {
-          x.send(peer, 0, TensorMessage{0, {size}, msg});
+          x.send(peer, 0, TensorMessage{0, {size}, false, msg});
           x.flush();
           back = x.recv_next(peer).second.bytes;
         } else {

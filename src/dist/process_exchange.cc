@@ -9,7 +9,8 @@ namespace devplace {
 namespace {
 
 constexpr int kMaxDims = 8;
-constexpr std::size_t kHeaderWords = 4 + kMaxDims;  // tensor id, dtype, dims, bytes, then the dims
+// tensor id, dtype, dims, bytes, channels-last flag, then the dims
+constexpr std::size_t kHeaderWords = 5 + kMaxDims;
 constexpr int kHeaderTag = 16, kPayloadTag = 17;
 
 }  // namespace
@@ -18,8 +19,8 @@ void ProcessExchange::send(int rank, int tensor, TensorMessage m) {
   if (m.shape.size() > static_cast<std::size_t>(kMaxDims))
     throw Error("", "", "tensor #" + std::to_string(tensor) + " has more than 8 dims; it cannot cross processes");
   std::int64_t header[kHeaderWords] = {tensor, m.dtype, static_cast<std::int64_t>(m.shape.size()),
-                                       static_cast<std::int64_t>(m.bytes.size())};
-  for (std::size_t k = 0; k < m.shape.size(); ++k) header[4 + k] = m.shape[k];
+                                       static_cast<std::int64_t>(m.bytes.size()), m.channels_last ? 1 : 0};
+  for (std::size_t k = 0; k < m.shape.size(); ++k) header[5 + k] = m.shape[k];
   std::vector<std::uint8_t> h(sizeof header);
   std::memcpy(h.data(), header, sizeof header);
   group_.send_async(rank, kHeaderTag, std::move(h));
@@ -34,7 +35,8 @@ std::pair<int, TensorMessage> ProcessExchange::recv_next(int rank) {
     throw Error("rank " + std::to_string(rank), "", "malformed tensor header");
   TensorMessage m;
   m.dtype = header[1];
-  m.shape.assign(header + 4, header + 4 + header[2]);
+  m.channels_last = header[4] == 1;
+  m.shape.assign(header + 5, header + 5 + header[2]);
   if (header[3] > 0) m.bytes = group_.recv_tagged(rank, kPayloadTag, static_cast<std::size_t>(header[3]));
   return {static_cast<int>(header[0]), std::move(m)};
 }

@@ -3,6 +3,7 @@
 // outputs the suite checks (ConstantOfShape's value, MaxPool's indices) compute ONNX's values.
 #include "exec/conformance.h"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -143,6 +144,81 @@ TEST(Conformance, ConstantOfShapeUsesItsValueAttribute) {
   write(dir / "model.onnx", m);
   const ConformanceCase c = run_conformance_case(dir.string(), "fill");
   EXPECT_EQ(c.status, ConformanceCase::Status::passed) << c.detail;
+}
+
+// Direct convolution (NCHW, batch 1, square kernel, symmetric padding): the reference for the
+// executor's kernels.
+std::vector<float> naive_conv(const std::vector<float>& x, int c, int h, const std::vector<float>& w, int co, int k,
+                              int stride, int pad, const std::vector<float>& bias, int* out_h) {
+  const int oh = (h + 2 * pad - k) / stride + 1;
+  *out_h = oh;
+  std::vector<float> y(static_cast<std::size_t>(co) * oh * oh);
+  for (int o = 0; o < co; ++o)
+    for (int i = 0; i < oh; ++i)
+      for (int j = 0; j < oh; ++j) {
+        double sum = bias[o];
+        for (int ci = 0; ci < c; ++ci)
+          for (int a = 0; a < k; ++a)
+            for (int b = 0; b < k; ++b) {
+              const int r = i * stride - pad + a, q = j * stride - pad + b;
+              if (r < 0 || q < 0 || r >= h || q >= h) continue;
+              sum += static_cast<double>(x[(ci * h + r) * h + q]) * w[((o * c + ci) * k + a) * k + b];
+            }
+        y[(o * oh + i) * oh + j] = static_cast<float>(sum);
+      }
+  return y;
+}
+
+// A chain that takes every kernel the executor picks for 2-D convolutions (exec/onnx_ops.cc): a
+// 3x3 conv with a large output (channels-last), a strided 1x1 on its channels-last output (one
+// matrix product), a 3x3 with a small output (unfolded input times the weight), then a 1x1 on
+// NCHW input; the outputs equal a direct convolution's.
+TEST(Conformance, EveryConvolutionKernelMatchesADirectConvolution) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "suite" / "conv_chain";
+  fs::create_directories(dir / "test_data_set_0");
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("conv_chain");
+  const int c = 8, h = 12;
+  std::vector<float> x(static_cast<std::size_t>(c) * h * h);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)));
+  add_value(g->add_input(), "x", onnx::TensorProto::FLOAT, {1, c, h, h});
+  struct Layer {
+    int out, k, stride, pad;
+  };
+  const std::vector<Layer> layers = {{16, 3, 1, 1}, {8, 1, 2, 0}, {12, 3, 1, 1}, {4, 1, 1, 0}};
+  std::vector<float> value = x;
+  int channels = c, size = h;
+  std::string input = "x";
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const Layer& L = layers[l];
+    std::vector<float> w(static_cast<std::size_t>(L.out) * channels * L.k * L.k), bias(L.out);
+    for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(std::cos(0.11 * static_cast<double>(i + l)));
+    for (int o = 0; o < L.out; ++o) bias[o] = 0.1f * static_cast<float>(o);
+    const std::string name = "conv" + std::to_string(l);
+    *g->add_initializer() = tensor(name + ".w", {L.out, channels, L.k, L.k}, w);
+    *g->add_initializer() = tensor(name + ".b", {L.out}, bias);
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type("Conv"), n->set_name(name), n->add_input(input), n->add_input(name + ".w"),
+        n->add_input(name + ".b"), n->add_output(name + ".y");
+    auto* strides = n->add_attribute();
+    strides->set_name("strides"), strides->set_type(onnx::AttributeProto::INTS);
+    strides->add_ints(L.stride), strides->add_ints(L.stride);
+    auto* pads = n->add_attribute();
+    pads->set_name("pads"), pads->set_type(onnx::AttributeProto::INTS);
+    for (int i = 0; i < 4; ++i) pads->add_ints(L.pad);
+    int out_size = 0;
+    value = naive_conv(value, channels, size, w, L.out, L.k, L.stride, L.pad, bias, &out_size);
+    channels = L.out, size = out_size, input = name + ".y";
+  }
+  add_value(g->add_output(), input, onnx::TensorProto::FLOAT, {1, channels, size, size});
+  write(dir / "model.onnx", m);
+  write(dir / "test_data_set_0" / "input_0.pb", tensor("x", {1, c, h, h}, x));
+  write(dir / "test_data_set_0" / "output_0.pb", tensor(input, {1, channels, size, size}, value));
+  const ConformanceCase result = run_conformance_case(dir.string(), "conv_chain");
+  EXPECT_EQ(result.status, ConformanceCase::Status::passed) << result.detail;
 }
 
 }  // namespace

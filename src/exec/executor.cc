@@ -281,6 +281,13 @@ struct Executor::Impl {
     // Graph inputs.
     for (int t = 0; t < T; ++t)
       if (g.tensor(t).is_graph_input) host_value[t] = random_input(t);
+    // Conv weights in the layout their kernel reads (exec::prepare_conv_weight), once, not per run.
+    for (int op = 0; op < N; ++op)
+      if (g.op(op).type == "Conv" && !folded[op] && ports[op].size() > 1 && ports[op][0] >= 0 && ports[op][1] >= 0) {
+        at::Tensor& w = host_value[ports[op][1]];
+        if (w.defined() && g.tensor(ports[op][1]).consumers.size() == 1)
+          w = exec::prepare_conv_weight(g.op(op), w, dims_of(g.tensor(ports[op][0])));
+      }
     // Folded ops, in topological order.
     for (int op = 0; op < N; ++op) {
       if (!folded[op]) continue;
@@ -671,8 +678,10 @@ struct Executor::Impl {
 
   // ---- a share of a run across processes ----
   static TensorMessage to_message(const at::Tensor& v) {
-    const at::Tensor c = v.to(at::kCPU).contiguous();
     TensorMessage m;
+    m.channels_last = v.dim() == 4 && !v.is_contiguous() && v.is_contiguous(at::MemoryFormat::ChannelsLast);
+    const at::Tensor c =
+        v.to(at::kCPU).contiguous(m.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous);
     m.dtype = static_cast<std::int64_t>(c.scalar_type());
     m.shape.assign(c.sizes().begin(), c.sizes().end());
     const auto* p = static_cast<const std::uint8_t*>(c.data_ptr());
@@ -681,7 +690,10 @@ struct Executor::Impl {
   }
 
   at::Tensor from_message(const TensorMessage& m, int t) const {
-    at::Tensor v = at::empty(m.shape, at::TensorOptions().dtype(static_cast<at::ScalarType>(m.dtype)));
+    at::Tensor v = at::empty(
+        m.shape, at::TensorOptions()
+                     .dtype(static_cast<at::ScalarType>(m.dtype))
+                     .memory_format(m.channels_last ? at::MemoryFormat::ChannelsLast : at::MemoryFormat::Contiguous));
     if (static_cast<std::size_t>(v.numel() * v.element_size()) != m.bytes.size())
       throw Error(g.source(), g.tensor(t).name, "a received tensor's bytes do not match its shape");
     std::memcpy(v.data_ptr(), m.bytes.data(), m.bytes.size());

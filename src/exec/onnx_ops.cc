@@ -1,6 +1,7 @@
 // ONNX ops on ATen. One function per family; the table at the bottom maps op types to them.
 #include "exec/onnx_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -233,9 +234,30 @@ std::vector<std::int64_t> or_ones(std::vector<std::int64_t> v, int n) {
   return v;
 }
 
+// How a 2-D float convolution runs on the CPU. Measured on one core (Zen 5, LibTorch 1.13 with
+// oneDNN 2.6 and OpenBLAS's SkylakeX kernel; docs/execution.md): ATen's own choice for NCHW
+// tensors runs 3x3 convolutions at 90-180 GFLOP/s, channels-last (oneDNN) at about 210; a 1x1
+// convolution is one matrix product (OpenBLAS, 350 GFLOP/s), and a convolution with a small
+// output (7x7, 8x8) is fastest as one product of the unfolded input (im2col) with the weight.
+enum class ConvKernel { aten, channels_last, product };
+
+ConvKernel conv_kernel(const Op& op, at::IntArrayRef x, at::IntArrayRef w) {
+  if (x.size() != 4 || w.size() != 4 || op.attr_int("group", 1) != 1) return ConvKernel::aten;
+  const std::vector<std::int64_t> pads = op.attr_ints("pads"), dilations = op.attr_ints("dilations");
+  const std::string auto_pad = op.attr_string("auto_pad", "NOTSET");
+  const bool unpadded = auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" &&
+                        std::all_of(pads.begin(), pads.end(), [](std::int64_t p) { return p == 0; });
+  const bool undilated = std::all_of(dilations.begin(), dilations.end(), [](std::int64_t d) { return d == 1; });
+  if (w[2] == 1 && w[3] == 1) return unpadded && undilated ? ConvKernel::product : ConvKernel::aten;
+  std::vector<std::int64_t> strides = op.attr_ints("strides");
+  if (strides.size() != 2) strides = {1, 1};
+  const std::int64_t outputs = (x[2] / strides[0]) * (x[3] / strides[1]);
+  return outputs <= 64 ? ConvKernel::product : ConvKernel::channels_last;
+}
+
 Outputs conv(const Ctx& c) {
   at::Tensor x = c.input(0);
-  const at::Tensor& w = c.input(1);
+  at::Tensor w = c.input(1);
   const int spatial = static_cast<int>(w.dim()) - 2;
   if (spatial < 1 || x.dim() != w.dim()) c.fail("input and weight ranks do not match");
   std::vector<std::int64_t> kernel = c.ints("kernel_shape");
@@ -245,6 +267,34 @@ Outputs conv(const Ctx& c) {
   auto pads = spatial_pads(c, x, spatial, kernel, strides, dil, 0.0);
   c10::optional<at::Tensor> bias;
   if (c.has(2)) bias = c.in[2];
+  const bool cpu_float = x.is_cpu() && x.scalar_type() == at::kFloat && w.scalar_type() == at::kFloat;
+  const ConvKernel k = cpu_float ? conv_kernel(c.op, x.sizes(), w.sizes()) : ConvKernel::aten;
+  if (k == ConvKernel::channels_last) {
+    x = x.contiguous(at::MemoryFormat::ChannelsLast);
+    if (!w.is_contiguous(at::MemoryFormat::ChannelsLast)) w = w.contiguous(at::MemoryFormat::ChannelsLast);
+  } else if (k == ConvKernel::product) {
+    const std::int64_t n = x.size(0), out_channels = w.size(0);
+    const at::Tensor w2 = w.reshape({out_channels, -1});
+    at::Tensor y;
+    // Both products are computed in one orientation whatever the input's layout (the output is
+    // channels-last), so that an op computes the same bits on any worker: a tensor that arrives
+    // from another process is NCHW, one from this process keeps its layout.
+    if (w.size(2) == 1 && w.size(3) == 1) {  // unpadded, undilated (conv_kernel)
+      if (strides[0] > 1 || strides[1] > 1) x = x.slice(2, 0, x.size(2), strides[0]).slice(3, 0, x.size(3), strides[1]);
+      x = x.contiguous(at::MemoryFormat::ChannelsLast);
+      const std::int64_t h = x.size(2), wd = x.size(3);
+      // [N H W, C] x [C, Cout], the bias added by the same BLAS call.
+      const at::Tensor rows = x.permute({0, 2, 3, 1}).reshape({n * h * wd, x.size(1)});
+      y = bias ? at::addmm(*bias, rows, w2.t()) : at::mm(rows, w2.t());
+      return {y.reshape({n, h, wd, out_channels}).permute({0, 3, 1, 2})};
+    }
+    // [N, L, C k k] x [C k k, Cout] on the unfolded input.
+    const at::Tensor cols = at::im2col(x.contiguous(), kernel, dil, pads, strides);
+    const std::int64_t oh = (x.size(2) + 2 * pads[0] - dil[0] * (kernel[0] - 1) - 1) / strides[0] + 1;
+    y = at::matmul(cols.transpose(1, 2), w2.t());
+    if (bias) y.add_(*bias);
+    return {y.reshape({n, oh, -1, out_channels}).permute({0, 3, 1, 2})};
+  }
   return {
       at::convolution(x, w, bias, strides, pads, dil, false, std::vector<std::int64_t>(spatial, 0), c.i("group", 1))};
 }
@@ -275,6 +325,8 @@ Outputs pool(const Ctx& c) {
           at::arange(x.size(0) * x.size(1), plane_index.options()).reshape({x.size(0), x.size(1), 1, 1});
       return {values.to(type), plane_index + plane_start * (height * width)};
     }
+    // ATen's NCHW pooling is 5-10x slower than its channels-last one on one core (docs/execution.md).
+    if (spatial == 2 && x.is_cpu()) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     at::Tensor r = spatial == 1   ? at::max_pool1d(x, kernel, strides, pads, dil, ceil)
                    : spatial == 2 ? at::max_pool2d(x, kernel, strides, pads, dil, ceil)
                                   : at::max_pool3d(x, kernel, strides, pads, dil, ceil);
@@ -286,6 +338,8 @@ Outputs pool(const Ctx& c) {
     if (spatial == 2) return at::avg_pool2d(v, kernel, strides, pads, ceil, include_pad);
     return at::avg_pool3d(v, kernel, strides, pads, ceil, include_pad);
   };
+  if (spatial == 2 && x.is_cpu() && at::isFloatingType(x.scalar_type()))
+    x = x.contiguous(at::MemoryFormat::ChannelsLast);
   std::vector<std::int64_t> mask_shape = {1, 1};
   for (int d = 0; d < spatial; ++d) mask_shape.push_back(x.size(2 + d));
   auto pads = spatial_pads(c, x, spatial, kernel, strides, dil, 0.0, &applied);
@@ -434,7 +488,18 @@ Outputs pad(const Ctx& c) {
   if (mode == "constant") {
     // The value is input 2 since opset 11, an attribute before.
     double value = c.has(2) ? c.in[2].to(at::kCPU).item<double>() : c.f("value", 0.0);
-    return {at::constant_pad_nd(x, torch_pads, value)};
+    const bool growing = std::all_of(begin.begin(), begin.end(), [](std::int64_t p) { return p >= 0; }) &&
+                         std::all_of(end.begin(), end.end(), [](std::int64_t p) { return p >= 0; });
+    if (!growing || x.is_contiguous()) return {at::constant_pad_nd(x, torch_pads, value)};
+    // A channels-last input (ATen pads it 50x slower than a contiguous one): the filled output in
+    // the input's layout, the input copied into its interior.
+    std::vector<std::int64_t> shape(x.sizes().begin(), x.sizes().end());
+    for (std::int64_t d = 0; d < rank; ++d) shape[d] += begin[d] + end[d];
+    at::Tensor y = at::full(shape, value, x.options().memory_format(x.suggest_memory_format()));
+    at::Tensor inside = y;
+    for (std::int64_t d = 0; d < rank; ++d) inside = inside.narrow(d, begin[d], x.size(d));
+    inside.copy_(x);
+    return {y};
   }
   // reflect / edge: ATen pads only the trailing spatial dims, and floats only.
   while (torch_pads.size() > 2 && torch_pads[torch_pads.size() - 1] == 0 && torch_pads[torch_pads.size() - 2] == 0)
@@ -901,6 +966,18 @@ std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>&
            std::to_string(op.outputs.size()));
   out.resize(op.outputs.size());
   return out;
+}
+
+at::Tensor prepare_conv_weight(const Op& op, const at::Tensor& w, const std::vector<std::int64_t>& input_dims) {
+  if (!w.is_cpu() || w.scalar_type() != at::kFloat) return w;
+  switch (conv_kernel(op, input_dims, w.sizes())) {
+    case ConvKernel::channels_last:
+      return w.contiguous(at::MemoryFormat::ChannelsLast);
+    case ConvKernel::product:
+    case ConvKernel::aten:
+      return w.contiguous();
+  }
+  return w;
 }
 
 const std::vector<std::string>& supported_onnx_ops() {

@@ -12,6 +12,9 @@ namespace devplace {
 struct TensorMessage {
   std::int64_t dtype = 0;
   std::vector<std::int64_t> shape;
+  // The bytes are in channels-last order (a 4-D tensor the sender held that way): the receiver
+  // keeps the layout, so that its ops compute the same bits as in one process.
+  bool channels_last = false;
   std::vector<std::uint8_t> bytes;
 };
 

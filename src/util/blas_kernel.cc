@@ -1,5 +1,7 @@
 #include "util/blas_kernel.h"
 
+#include <cstdlib>
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@ BlasKernel loaded_blas_kernel() {
   auto config = reinterpret_cast<Query>(dlsym(RTLD_DEFAULT, "openblas_get_config"));
   if (!core) return k;
   k.library = "OpenBLAS";
+  if (const char* forced = std::getenv("OPENBLAS_CORETYPE"); forced && *forced) k.forced = forced;
   if (const char* c = core()) k.core = c;
   if (config)
     if (const char* c = config()) k.config = c;
@@ -22,7 +25,8 @@ BlasKernel loaded_blas_kernel() {
 
 std::string describe_blas(const BlasKernel& k) {
   if (k.library.empty()) return "no OpenBLAS loaded";
-  return k.library + " kernel " + k.core + (k.config.empty() ? "" : " (" + k.config + ")");
+  return k.library + " kernel " + k.core + (k.forced.empty() ? "" : ", forced by OPENBLAS_CORETYPE=" + k.forced) +
+         (k.config.empty() ? "" : " (" + k.config + ")");
 }
 
 CpuVector this_cpu() {

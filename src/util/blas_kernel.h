@@ -14,12 +14,14 @@ struct BlasKernel {
   std::string library;  // "OpenBLAS", or empty when none with a known query is loaded
   std::string core;     // the kernel it chose, e.g. "Haswell", "SkylakeX", "Prescott"
   std::string config;   // its build configuration line
+  std::string forced;   // OPENBLAS_CORETYPE when the environment sets it (OpenBLAS then skips detection)
 };
 
 // What the loaded BLAS reports (empty fields when there is no OpenBLAS).
 BlasKernel loaded_blas_kernel();
 
-// "OpenBLAS 0.3.21 ... kernel Haswell" or "no OpenBLAS loaded", for run and profile.
+// "OpenBLAS kernel Haswell (...)", with ", forced by OPENBLAS_CORETYPE=..." when the environment
+// chose it, or "no OpenBLAS loaded", for run and profile.
 std::string describe_blas(const BlasKernel& kernel);
 
 struct CpuVector {

@@ -23,7 +23,9 @@ TEST(BlasKernel, AGoodKernelOrTheUsersChoiceIsLeftAlone) {
 
 TEST(BlasKernel, DescribesWhatIsLoaded) {
   EXPECT_EQ(describe_blas(BlasKernel{}), "no OpenBLAS loaded");
-  EXPECT_EQ(describe_blas(BlasKernel{"OpenBLAS", "Haswell", ""}), "OpenBLAS kernel Haswell");
+  EXPECT_EQ(describe_blas(BlasKernel{"OpenBLAS", "Haswell", "", ""}), "OpenBLAS kernel Haswell");
+  EXPECT_EQ(describe_blas(BlasKernel{"OpenBLAS", "Haswell", "", "Haswell"}),
+            "OpenBLAS kernel Haswell, forced by OPENBLAS_CORETYPE=Haswell");
 }
 
 }  // namespace
