@@ -3,6 +3,7 @@
 // outputs the suite checks (ConstantOfShape's value, MaxPool's indices) compute ONNX's values.
 #include "exec/conformance.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -218,6 +219,54 @@ TEST(Conformance, EveryConvolutionKernelMatchesADirectConvolution) {
   write(dir / "test_data_set_0" / "input_0.pb", tensor("x", {1, c, h, h}, x));
   write(dir / "test_data_set_0" / "output_0.pb", tensor(input, {1, channels, size, size}, value));
   const ConformanceCase result = run_conformance_case(dir.string(), "conv_chain");
+  EXPECT_EQ(result.status, ConformanceCase::Status::passed) << result.detail;
+}
+
+// Element-wise ops write into their first input when no other op reads it (executor.cc,
+// overwrite_input0): a Relu on a Conv's output does, a tensor read twice or by two ops is left
+// alone; the outputs equal those computed op by op.
+TEST(Conformance, InPlaceElementwiseOpsLeaveSharedTensorsAlone) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "suite" / "in_place";
+  fs::create_directories(dir / "test_data_set_0");
+  onnx::ModelProto m;
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("in_place");
+  const int c = 2, h = 4;
+  std::vector<float> x(static_cast<std::size_t>(c) * h * h), w(static_cast<std::size_t>(c) * c), bias = {0.1f, -0.2f};
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(1.3 * static_cast<double>(i)));
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(std::cos(0.7 * static_cast<double>(i)));
+  add_value(g->add_input(), "x", onnx::TensorProto::FLOAT, {1, c, h, h});
+  *g->add_initializer() = tensor("w", {c, c, 1, 1}, w);
+  *g->add_initializer() = tensor("b", {c}, bias);
+  auto add_node = [&](const std::string& type, std::vector<std::string> in, const std::string& out) {
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type(type), n->set_name(out);
+    for (const auto& i : in) n->add_input(i);
+    n->add_output(out);
+  };
+  add_node("Conv", {"x", "w", "b"}, "y");  // fresh
+  add_node("Relu", {"y"}, "r");            // overwrites y
+  add_node("Sigmoid", {"r"}, "s");         // r is read by two ops: left alone
+  add_node("Add", {"r", "s"}, "z");
+  add_node("Mul", {"z", "z"}, "q");    // z read twice by one op: left alone
+  add_node("Sub", {"q", "x"}, "out");  // overwrites q
+  add_value(g->add_output(), "out", onnx::TensorProto::FLOAT, {1, c, h, h});
+  add_value(g->add_output(), "r", onnx::TensorProto::FLOAT, {1, c, h, h});  // a graph output too
+  int size = 0;
+  const std::vector<float> y = naive_conv(x, c, h, w, c, 1, 1, 0, bias, &size);
+  std::vector<float> out(y.size()), r(y.size());
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    r[i] = std::max(0.0f, y[i]);
+    const float z = r[i] + 1.0f / (1.0f + std::exp(-r[i]));
+    out[i] = z * z - x[i];
+  }
+  write(dir / "model.onnx", m);
+  write(dir / "test_data_set_0" / "input_0.pb", tensor("x", {1, c, h, h}, x));
+  write(dir / "test_data_set_0" / "output_0.pb", tensor("out", {1, c, h, h}, out));
+  write(dir / "test_data_set_0" / "output_1.pb", tensor("r", {1, c, h, h}, r));
+  const ConformanceCase result = run_conformance_case(dir.string(), "in_place");
   EXPECT_EQ(result.status, ConformanceCase::Status::passed) << result.detail;
 }
 

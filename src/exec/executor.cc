@@ -143,6 +143,9 @@ struct Executor::Impl {
   // op -> a tensor attribute the op needs at run time (ConstantOfShape's value), passed to the
   // interpreter as one more input after its ports; undefined for every other op.
   std::vector<at::Tensor> attr_input;
+  // op -> its first input is a fresh tensor that no other op reads and no one keeps (not a graph
+  // output, not shared with another tensor), so an element-wise op may write its result into it.
+  std::vector<std::uint8_t> overwrite_input0;
   std::vector<char> folded;                        // op -> evaluated at load time
   std::vector<std::vector<int>> rt_inputs;         // op -> distinct tensors produced by runtime ops
   std::vector<std::vector<int>> rt_consumers;      // tensor -> distinct runtime consumer ops
@@ -318,6 +321,34 @@ struct Executor::Impl {
         if (std::find(v.begin(), v.end(), t) == v.end()) v.push_back(t);
       }
       for (int t : rt_inputs[op]) rt_consumers[t].push_back(op);
+    }
+    // Ops whose outputs never share storage with an input (views, Identity and the like do).
+    static const std::set<std::string> fresh = {"Conv",
+                                                "MatMul",
+                                                "Gemm",
+                                                "Add",
+                                                "Sub",
+                                                "Mul",
+                                                "Div",
+                                                "Relu",
+                                                "Sigmoid",
+                                                "Tanh",
+                                                "Erf",
+                                                "BatchNormalization",
+                                                "Softmax",
+                                                "Concat",
+                                                "MaxPool",
+                                                "AveragePool",
+                                                "LayerNormalization",
+                                                "GlobalAveragePool"};
+    overwrite_input0.assign(N, 0);
+    for (int op = 0; op < N; ++op) {
+      if (folded[op] || ports[op].empty() || ports[op][0] < 0) continue;
+      const int t = ports[op][0], producer = g.tensor(t).producer;
+      if (producer < 0 || folded[producer] || !fresh.count(g.op(producer).type) || g.tensor(t).is_graph_output ||
+          rt_consumers[t].size() != 1 || std::count(ports[op].begin(), ports[op].end(), t) != 1)
+        continue;
+      overwrite_input0[op] = 1;
     }
     // Device copies of constants and inputs for cuda workers.
     dev_value.assign(W, {});
@@ -546,7 +577,8 @@ struct Executor::Impl {
       ins.push_back(v);
     }
     if (attr_input[op].defined()) ins.push_back(attr_input[op]);
-    std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source());
+    // Profiling keeps every tensor for timing copies afterwards: nothing is overwritten then.
+    std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source(), overwrite_input0[op] != 0 && !keep_all);
     ins.clear();
     const auto end = Clock::now();
     op_spans[op] = {seconds_between(t0, start), seconds_between(t0, end), w};

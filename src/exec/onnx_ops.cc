@@ -22,6 +22,7 @@ struct Ctx {
   const Op& op;
   const Inputs& in;
   const std::string& source;
+  bool overwrite_input0 = false;
 
   [[noreturn]] void fail(const std::string& why) const { throw Error(source, op.name, op.type + ": " + why); }
   const at::Tensor& input(std::size_t i) const {
@@ -59,6 +60,13 @@ bool is_integral(const at::Tensor& t) { return at::isIntegralType(t.scalar_type(
 Outputs unary(const Ctx& c) {
   const at::Tensor& x = c.input(0);
   const std::string& t = c.op.type;
+  if (c.overwrite_input0 && at::isFloatingType(x.scalar_type())) {
+    at::Tensor y = x;  // the same storage: the caller gave it up
+    if (t == "Relu") return {y.relu_()};
+    if (t == "Sigmoid") return {y.sigmoid_()};
+    if (t == "Tanh") return {y.tanh_()};
+    if (t == "Erf") return {y.erf_()};
+  }
   if (t == "Relu") return {at::relu(x)};
   if (t == "Sqrt") return {at::sqrt(x)};
   if (t == "Erf") return {at::erf(x)};
@@ -127,6 +135,16 @@ Outputs dropout(const Ctx& c) {
 Outputs binary(const Ctx& c) {
   const at::Tensor &a = c.input(0), &b = c.input(1);
   const std::string& t = c.op.type;
+  // In place when the result has a's shape and type (b broadcasts into it).
+  if (c.overwrite_input0 && at::isFloatingType(a.scalar_type()) && a.scalar_type() == b.scalar_type() &&
+      a.device() == b.device() && a.sizes() == at::infer_size(a.sizes(), b.sizes()) &&
+      a.is_non_overlapping_and_dense()) {
+    at::Tensor y = a;
+    if (t == "Add") return {y.add_(b)};
+    if (t == "Sub") return {y.sub_(b)};
+    if (t == "Mul") return {y.mul_(b)};
+    if (t == "Div") return {y.div_(b)};
+  }
   if (t == "Add") return {at::add(a, b)};
   if (t == "Sub") return {at::sub(a, b)};
   if (t == "Mul") return {at::mul(a, b)};
@@ -946,13 +964,14 @@ const std::unordered_map<std::string, OpFn>& table() {
 
 }  // namespace
 
-std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>& inputs, const std::string& source) {
+std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>& inputs, const std::string& source,
+                                    bool overwrite_input0) {
   auto it = table().find(op.type);
   if (it == table().end())
     throw Error(
         source, op.name,
         "op type '" + op.type + "' is not supported by the executor (docs/execution.md lists the supported ops)");
-  Ctx c{op, inputs, source};
+  Ctx c{op, inputs, source, overwrite_input0};
   Outputs out;
   try {
     out = it->second(c);

@@ -22,7 +22,10 @@ namespace devplace::exec {
 
 // Evaluates `op` on `inputs` (on the device the inputs are on) and returns its outputs in port
 // order. Throws Error(source, op.name, reason) for an unsupported type or bad inputs.
-std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>& inputs, const std::string& source);
+// `overwrite_input0`: the caller owns input 0 exclusively, so an element-wise op (Relu, Add, Mul,
+// Sub, Div, Sigmoid, Tanh, Erf) may write its result into it instead of a new tensor.
+std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>& inputs, const std::string& source,
+                                    bool overwrite_input0 = false);
 
 // A Conv's weight `w` in the layout the kernel run_onnx_op picks for it reads (channels-last for
 // most 2-D convolutions, row-major for the ones it runs as one matrix product), given the input
