@@ -186,6 +186,8 @@ void add_profile_command(CLI::App& app) {
     }
     write_file_atomic(a->out, cost_table_to_json(t).dump(1) + "\n");
     std::printf("BLAS: %s\n", describe_blas(loaded_blas_kernel()).c_str());
+    if (const std::string hint = forced_kernel_hint(loaded_blas_kernel(), this_cpu()); !hint.empty())
+      log::warn("blas-kernel", hint);
     std::printf("%s on %s: profiled %d ops on %d workers (%d runs each), %zu tensor copies\n",
                 pb.graph().name().c_str(), c.name.c_str(), pb.num_ops(), static_cast<int>(workers.size()), a->runs,
                 t.transfer_time.size());

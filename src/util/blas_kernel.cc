@@ -53,4 +53,16 @@ std::string better_openblas_core(const std::string& chosen, const CpuVector& cpu
   return "";
 }
 
+std::string forced_kernel_hint(const BlasKernel& k, const CpuVector& cpu) {
+  if (k.forced.empty()) return "";
+  std::string c = k.core;
+  std::transform(c.begin(), c.end(), c.begin(), [](unsigned char x) { return std::tolower(x); });
+  const bool avx2_kernel = c == "haswell" || c == "zen";
+  const bool generic = !better_openblas_core(k.core, cpu, nullptr).empty();
+  if (!(cpu.avx512 && avx2_kernel) && !generic) return "";
+  return "OPENBLAS_CORETYPE=" + k.forced + " forces an older kernel than this CPU supports (" +
+         (cpu.avx512 ? "AVX-512" : "AVX2") +
+         "); matrix products may run 1.5x slower or more: unset it to let OpenBLAS choose";
+}
+
 }  // namespace devplace
