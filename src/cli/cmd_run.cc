@@ -190,7 +190,7 @@ void add_run_command(CLI::App& app) {
                   workers.c_str(), placements.size(), placements.size() == 1 ? "" : "s", a->runs, a->warmup,
                   placements.size() > 1 ? ", in rounds" : "");
     if (!a->json) std::printf("BLAS: %s\n", describe_blas(loaded_blas_kernel()).c_str());
-    if (const std::string hint = forced_kernel_hint(loaded_blas_kernel(), this_cpu()); !hint.empty())
+    if (const std::string hint = forced_kernel_hint(loaded_blas_kernel(), this_cpu()); !hint.empty() && !a->json)
       log::warn("blas-kernel", hint);
     log::Progress progress("run", static_cast<std::size_t>(a->warmup + a->runs));
     std::vector<Measurement> ms_all = measure_interleaved(*ex, placements, a->warmup, a->runs, [&](int done, int) {

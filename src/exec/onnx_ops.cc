@@ -993,6 +993,10 @@ at::Tensor prepare_conv_weight(const Op& op, const at::Tensor& w, const std::vec
     case ConvKernel::channels_last:
       return w.contiguous(at::MemoryFormat::ChannelsLast);
     case ConvKernel::product:
+      // [Cout, Cin, kh, kw] with Cout fastest: the product's [Cin kh kw, Cout] operand is then
+      // row-major, which OpenBLAS multiplies faster than the transposed view (242 against 189
+      // GFLOP/s for ResNet-50's 49 x 2048 x 512 products on one Zen 5 core).
+      return w.permute({1, 2, 3, 0}).contiguous().permute({3, 0, 1, 2});
     case ConvKernel::aten:
       return w.contiguous();
   }

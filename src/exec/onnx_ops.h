@@ -28,7 +28,7 @@ std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>&
                                     bool overwrite_input0 = false);
 
 // A Conv's weight `w` in the layout the kernel run_onnx_op picks for it reads (channels-last for
-// most 2-D convolutions, row-major for the ones it runs as one matrix product), given the input
+// most 2-D convolutions, output channels fastest for the ones it runs as one matrix product), given the input
 // dims the graph declares; the executor calls it once at load time. Any layout stays correct:
 // run_onnx_op converts a weight that is not in the expected one (at a cost per run).
 at::Tensor prepare_conv_weight(const Op& op, const at::Tensor& w, const std::vector<std::int64_t>& input_dims);
