@@ -889,6 +889,137 @@ Outputs loss(const Ctx& c) {
   return {l, log_prob};
 }
 
+// ---- Resize ----
+// One axis of ONNX's Resize as the reference defines it: output index o reads the source
+// coordinate x given by the coordinate transformation, then the `taps` neighbours of x (edge
+// values beyond the ends, or dropped and the weights renormalised with exclude_outside) with the
+// mode's weights. Returns, per output index, taps (index, weight) pairs; an empty row is an output
+// outside a tf_crop_and_resize box (it takes extrapolation_value).
+std::vector<std::vector<std::pair<std::int64_t, double>>> resize_taps(const Ctx& c, std::int64_t in, std::int64_t out,
+                                                                      double scale, double roi_start, double roi_end) {
+  const std::string mode = c.s("mode", "nearest"), ctm = c.s("coordinate_transformation_mode", "half_pixel");
+  const std::string nearest = c.s("nearest_mode", "round_prefer_floor");
+  const double a = c.f("cubic_coeff_a", -0.75);
+  const bool exclude = c.i("exclude_outside", 0) != 0;
+  const double out_width = scale * static_cast<double>(in);  // the reference's (fractional) output size
+  const int taps = mode == "cubic" ? 4 : 2;
+  std::vector<std::vector<std::pair<std::int64_t, double>>> rows(static_cast<std::size_t>(out));
+  for (std::int64_t o = 0; o < out; ++o) {
+    const double xo = static_cast<double>(o);
+    double x = 0;
+    if (ctm == "half_pixel") {
+      x = (xo + 0.5) / scale - 0.5;
+    } else if (ctm == "pytorch_half_pixel") {
+      x = out_width > 1 ? (xo + 0.5) / scale - 0.5 : -0.5;
+    } else if (ctm == "align_corners") {
+      x = out_width == 1 ? 0 : xo * static_cast<double>(in - 1) / (out_width - 1);
+    } else if (ctm == "asymmetric") {
+      x = xo / scale;
+    } else if (ctm == "tf_half_pixel_for_nn") {
+      x = (xo + 0.5) / scale;
+    } else if (ctm == "tf_crop_and_resize") {
+      x = out_width > 1 ? roi_start * static_cast<double>(in - 1) +
+                              xo * (roi_end - roi_start) * static_cast<double>(in - 1) / (out_width - 1)
+                        : 0.5 * (roi_start + roi_end) * static_cast<double>(in - 1);
+      if (x < 0 || x > static_cast<double>(in - 1)) continue;  // extrapolation_value
+    } else {
+      c.fail("coordinate_transformation_mode '" + ctm + "' is not supported");
+    }
+    // The window: [f - taps/2 + 1, f + taps/2] with r = x - f in (0, 1] (an integral x counts
+    // as f = x - 1, r = 1, as the reference's tie rule picks).
+    double f = std::floor(x), r = x - f;
+    if (r == 0) f -= 1, r = 1;
+    std::vector<double> w(static_cast<std::size_t>(taps));
+    if (mode == "nearest") {
+      bool up = false;
+      if (r == 1 || nearest == "ceil")
+        up = true;
+      else if (nearest == "round_prefer_floor")
+        up = r > 0.5;
+      else if (nearest == "round_prefer_ceil")
+        up = r >= 0.5;
+      else if (nearest != "floor")
+        c.fail("nearest_mode '" + nearest + "' is not supported");
+      w = {up ? 0.0 : 1.0, up ? 1.0 : 0.0};
+    } else if (mode == "linear") {
+      w = {1 - r, r};
+    } else if (mode == "cubic") {
+      const double p = r + 1, q = 1 - r, s = 2 - r;
+      w = {((a * p - 5 * a) * p + 8 * a) * p - 4 * a, ((a + 2) * r - (a + 3)) * r * r + 1,
+           ((a + 2) * q - (a + 3)) * q * q + 1, ((a * s - 5 * a) * s + 8 * a) * s - 4 * a};
+    } else {
+      c.fail("mode '" + mode + "' is not supported");
+    }
+    double kept = 0;
+    for (int k = 0; k < taps; ++k) {
+      std::int64_t i = static_cast<std::int64_t>(f) - taps / 2 + 1 + k;
+      if (i < 0 || i >= in) {
+        if (exclude) continue;
+        i = std::clamp<std::int64_t>(i, 0, in - 1);
+      }
+      kept += w[static_cast<std::size_t>(k)];
+      rows[static_cast<std::size_t>(o)].push_back({i, w[static_cast<std::size_t>(k)]});
+    }
+    if (exclude && kept != 0)
+      for (auto& [i, weight] : rows[static_cast<std::size_t>(o)]) weight /= kept;
+  }
+  return rows;
+}
+
+Outputs resize(const Ctx& c) {
+  at::Tensor x = c.input(0);
+  const std::int64_t rank = x.dim();
+  std::vector<double> scales, roi;
+  std::vector<std::int64_t> sizes;
+  if (c.has(1) && c.in[1].numel() > 0) {
+    const at::Tensor r = c.in[1].to(at::kCPU).to(at::kDouble).contiguous();
+    roi.assign(r.data_ptr<double>(), r.data_ptr<double>() + r.numel());
+  }
+  if (c.has(2) && c.in[2].numel() > 0) {
+    const at::Tensor sc = c.in[2].to(at::kCPU).to(at::kDouble).contiguous();
+    scales.assign(sc.data_ptr<double>(), sc.data_ptr<double>() + sc.numel());
+  }
+  if (c.has(3) && c.in[3].numel() > 0) sizes = to_ints(c.in[3]);
+  if (scales.empty() == sizes.empty()) c.fail("exactly one of scales and sizes must be given");
+  if (static_cast<std::int64_t>(scales.size() + sizes.size()) != rank) c.fail("scales or sizes need one entry per dim");
+  const bool integral = !at::isFloatingType(x.scalar_type());
+  const at::ScalarType type = x.scalar_type();
+  const double extrapolation = c.f("extrapolation_value", 0.0);
+  for (std::int64_t d = rank - 1; d >= 0; --d) {  // innermost first, as the reference
+    const std::int64_t in = x.size(d);
+    const std::int64_t out = sizes.empty() ? static_cast<std::int64_t>(std::floor(in * scales[d])) : sizes[d];
+    const double scale = sizes.empty() ? scales[d] : static_cast<double>(out) / static_cast<double>(in);
+    const bool crop = c.s("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize";
+    if (out == in && scale == 1 && !crop) continue;
+    const double start = roi.size() == static_cast<std::size_t>(2 * rank) ? roi[d] : 0;
+    const double end = roi.size() == static_cast<std::size_t>(2 * rank) ? roi[d + rank] : 1;
+    const auto rows = resize_taps(c, in, out, scale, start, end);
+    if (c.s("mode", "nearest") == "nearest" && !crop) {  // a pure selection: exact for any type
+      std::vector<std::int64_t> pick;
+      for (const auto& row : rows)
+        for (const auto& [i, weight] : row)
+          if (weight == 1) pick.push_back(i);
+      if (static_cast<std::int64_t>(pick.size()) == out) {
+        x = at::index_select(x, d, at::tensor(pick, at::kLong).to(x.device()));
+        continue;
+      }
+    }
+    at::Tensor m = at::zeros({out, in}, at::kDouble);
+    auto ma = m.accessor<double, 2>();
+    std::vector<std::int64_t> outside;
+    for (std::int64_t o = 0; o < out; ++o) {
+      if (rows[static_cast<std::size_t>(o)].empty()) outside.push_back(o);
+      for (const auto& [i, weight] : rows[static_cast<std::size_t>(o)]) ma[o][i] += weight;
+    }
+    at::Tensor moved = x.movedim(d, -1).to(at::kDouble);
+    at::Tensor y = at::matmul(moved, m.to(x.device()).t());
+    if (!outside.empty()) y.index_fill_(-1, at::tensor(outside, at::kLong).to(x.device()), extrapolation);
+    x = y.movedim(-1, d);
+    x = integral ? at::round(x).to(type) : x.to(type);
+  }
+  return {x.contiguous()};
+}
+
 using OpFn = Outputs (*)(const Ctx&);
 
 const std::unordered_map<std::string, OpFn>& table() {
@@ -922,6 +1053,7 @@ const std::unordered_map<std::string, OpFn>& table() {
     m["NonZero"] = non_zero;
     m["ConvTranspose"] = conv_transpose;
     m["NegativeLogLikelihoodLoss"] = m["SoftmaxCrossEntropyLoss"] = loss;
+    m["Resize"] = resize;
     for (const char* n : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "LessOrEqual", "Greater",
                           "GreaterOrEqual", "And", "Or", "Mod"})
       m[n] = binary;
