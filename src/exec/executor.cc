@@ -357,7 +357,8 @@ struct Executor::Impl {
         at::Device dev(at::kCUDA, static_cast<c10::DeviceIndex>(specs[w].index));
         dev_value[w].resize(T);
         for (int t = 0; t < T; ++t)
-          if (host_value[t].defined()) dev_value[w][t] = host_value[t].to(dev);
+          // Standard layout on the GPU: the CPU kernels' weight layouts (exec::prepare_conv_weight) are theirs.
+          if (host_value[t].defined()) dev_value[w][t] = host_value[t].to(dev).contiguous();
       }
   }
 

@@ -895,10 +895,15 @@ Outputs loss(const Ctx& c) {
 // values beyond the ends, or dropped and the weights renormalised with exclude_outside) with the
 // mode's weights. Returns, per output index, taps (index, weight) pairs; an empty row is an output
 // outside a tf_crop_and_resize box (it takes extrapolation_value).
+// Upsample (opsets 7-9) is Resize with asymmetric coordinates and floor rounding.
+std::string resize_ctm(const Ctx& c) {
+  return c.op.type == "Upsample" ? "asymmetric" : c.s("coordinate_transformation_mode", "half_pixel");
+}
+
 std::vector<std::vector<std::pair<std::int64_t, double>>> resize_taps(const Ctx& c, std::int64_t in, std::int64_t out,
                                                                       double scale, double roi_start, double roi_end) {
-  const std::string mode = c.s("mode", "nearest"), ctm = c.s("coordinate_transformation_mode", "half_pixel");
-  const std::string nearest = c.s("nearest_mode", "round_prefer_floor");
+  const std::string mode = c.s("mode", "nearest"), ctm = resize_ctm(c);
+  const std::string nearest = c.op.type == "Upsample" ? "floor" : c.s("nearest_mode", "round_prefer_floor");
   const double a = c.f("cubic_coeff_a", -0.75);
   const bool exclude = c.i("exclude_outside", 0) != 0;
   const double out_width = scale * static_cast<double>(in);  // the reference's (fractional) output size
@@ -971,15 +976,21 @@ Outputs resize(const Ctx& c) {
   const std::int64_t rank = x.dim();
   std::vector<double> scales, roi;
   std::vector<std::int64_t> sizes;
-  if (c.has(1) && c.in[1].numel() > 0) {
-    const at::Tensor r = c.in[1].to(at::kCPU).to(at::kDouble).contiguous();
-    roi.assign(r.data_ptr<double>(), r.data_ptr<double>() + r.numel());
+  auto doubles = [](const at::Tensor& t) {
+    const at::Tensor v = t.to(at::kCPU).to(at::kDouble).contiguous();
+    return std::vector<double>(v.data_ptr<double>(), v.data_ptr<double>() + v.numel());
+  };
+  if (c.op.type == "Upsample") {  // (X, scales), or the scales attribute before opset 9
+    if (c.has(1)) {
+      scales = doubles(c.in[1]);
+    } else if (auto it = c.op.attrs.find("scales"); it != c.op.attrs.end()) {
+      if (const auto* v = std::get_if<std::vector<double>>(&it->second)) scales = *v;
+    }
+  } else {
+    if (c.has(1) && c.in[1].numel() > 0) roi = doubles(c.in[1]);
+    if (c.has(2) && c.in[2].numel() > 0) scales = doubles(c.in[2]);
+    if (c.has(3) && c.in[3].numel() > 0) sizes = to_ints(c.in[3]);
   }
-  if (c.has(2) && c.in[2].numel() > 0) {
-    const at::Tensor sc = c.in[2].to(at::kCPU).to(at::kDouble).contiguous();
-    scales.assign(sc.data_ptr<double>(), sc.data_ptr<double>() + sc.numel());
-  }
-  if (c.has(3) && c.in[3].numel() > 0) sizes = to_ints(c.in[3]);
   if (scales.empty() == sizes.empty()) c.fail("exactly one of scales and sizes must be given");
   if (static_cast<std::int64_t>(scales.size() + sizes.size()) != rank) c.fail("scales or sizes need one entry per dim");
   const bool integral = !at::isFloatingType(x.scalar_type());
@@ -989,7 +1000,7 @@ Outputs resize(const Ctx& c) {
     const std::int64_t in = x.size(d);
     const std::int64_t out = sizes.empty() ? static_cast<std::int64_t>(std::floor(in * scales[d])) : sizes[d];
     const double scale = sizes.empty() ? scales[d] : static_cast<double>(out) / static_cast<double>(in);
-    const bool crop = c.s("coordinate_transformation_mode", "half_pixel") == "tf_crop_and_resize";
+    const bool crop = resize_ctm(c) == "tf_crop_and_resize";
     if (out == in && scale == 1 && !crop) continue;
     const double start = roi.size() == static_cast<std::size_t>(2 * rank) ? roi[d] : 0;
     const double end = roi.size() == static_cast<std::size_t>(2 * rank) ? roi[d + rank] : 1;
@@ -1053,7 +1064,7 @@ const std::unordered_map<std::string, OpFn>& table() {
     m["NonZero"] = non_zero;
     m["ConvTranspose"] = conv_transpose;
     m["NegativeLogLikelihoodLoss"] = m["SoftmaxCrossEntropyLoss"] = loss;
-    m["Resize"] = resize;
+    m["Resize"] = m["Upsample"] = resize;
     for (const char* n : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "LessOrEqual", "Greater",
                           "GreaterOrEqual", "And", "Or", "Mod"})
       m[n] = binary;
