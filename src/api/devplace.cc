@@ -101,6 +101,14 @@ TrainSummary fine_tune_learned(const Workload& w, const TrainOptions& options) {
   return s;
 }
 
+// The trainers' per-episode log as the API's progress callback (none when the caller has none).
+std::function<void(const EpisodeLog&)> progress_of(const TrainOptions& options, int episodes) {
+  if (!options.on_episode) return {};
+  return [&options, episodes](const EpisodeLog& e) {
+    options.on_episode(EpisodeProgress{e.episode, episodes, e.mean_latency, e.best_latency, e.entropy});
+  };
+}
+
 TrainSummary summary_of(const TrainResult& r) {
   TrainSummary s;
   s.policy = r.greedy, s.policy_latency = r.greedy_latency;
@@ -121,11 +129,7 @@ TrainSummary train_peer_algorithm(const Workload& w, const TrainOptions& options
   if (c.algo != "placeto" && (!c.save_policy.empty() || !c.init_policy.empty()))
     throw Error("", c.algo, "train: only placeto (and hsdag, learned) save or load a policy");
   std::unique_ptr<Reward> reward = make_reward(w.problem(), options.objective);
-  std::function<void(const EpisodeLog&)> on_episode;
-  if (options.on_episode)
-    on_episode = [&](const EpisodeLog& e) {
-      options.on_episode(EpisodeProgress{e.episode, c.episodes, e.mean_latency, e.best_latency, e.entropy});
-    };
+  const auto on_episode = progress_of(options, c.episodes);
   return summary_of(train_peer(w.problem(), *reward, c, on_episode));
 }
 
@@ -144,11 +148,7 @@ TrainSummary train(const Workload& w, const TrainOptions& options) {
   c.refine_evals = 0;
   c.checkpoint_dir = options.checkpoint_dir, c.resume = options.resume, c.save_policy = options.save_policy;
   std::unique_ptr<Reward> reward = make_reward(w.problem(), options.objective);
-  std::function<void(const EpisodeLog&)> on_episode;
-  if (options.on_episode)
-    on_episode = [&](const EpisodeLog& e) {
-      options.on_episode(EpisodeProgress{e.episode, c.episodes, e.mean_latency, e.best_latency, e.entropy});
-    };
+  const auto on_episode = progress_of(options, c.episodes);
   return summary_of(train_hsdag(w.problem(), *reward, c, on_episode));
 }
 

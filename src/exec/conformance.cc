@@ -47,17 +47,12 @@ at::Tensor read_tensor(const std::string& path) {
   return t;
 }
 
-std::string shape_text(const std::vector<std::int64_t>& dims) {
-  std::string s = "[";
-  for (std::size_t k = 0; k < dims.size(); ++k) s += (k ? "," : "") + std::to_string(dims[k]);
-  return s + "]";
-}
-
 // Empty when `got` matches `want` within the tolerance; otherwise what differs.
 std::string compare(const HostTensor& got, const at::Tensor& want, const ConformanceOptions& o) {
-  const std::vector<std::int64_t> want_dims(want.sizes().begin(), want.sizes().end());
+  const Shape want_dims(want.sizes().begin(), want.sizes().end());
   if (got.shape != want_dims)
-    return "output " + got.name + " has shape " + shape_text(got.shape) + ", expected " + shape_text(want_dims);
+    return "output " + got.name + " has shape " + shape_to_string(got.shape) + ", expected " +
+           shape_to_string(want_dims);
   const bool exact = !at::isFloatingType(want.scalar_type());
   const at::Tensor w = want.to(at::kDouble).contiguous();
   const double* wv = w.data_ptr<double>();

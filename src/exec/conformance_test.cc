@@ -37,17 +37,23 @@ void add_value(onnx::ValueInfoProto* vi, const std::string& name, int type, cons
   for (auto d : dims) tt->mutable_shape()->add_dim()->set_dim_value(d);
 }
 
+// The suite folder of test `name` (its data set folder made) and an empty opset-17 model for it.
+fs::path test_folder(const std::string& name, onnx::ModelProto& m) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "suite" / name;
+  fs::create_directories(dir / "test_data_set_0");
+  m.set_ir_version(8);
+  m.add_opset_import()->set_version(17);
+  m.mutable_graph()->set_name(name);
+  return dir;
+}
+
 // A suite folder holding one test: `node` applied to x [1, 1, 2, 2] -> y.
 fs::path make_test(const std::string& name, onnx::NodeProto node, const std::vector<float>& x,
                    const std::vector<onnx::TensorProto>& expected, int y_type = onnx::TensorProto::FLOAT,
                    const std::vector<std::int64_t>& y_dims = {1, 1, 2, 2}) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "suite" / name;
-  fs::create_directories(dir / "test_data_set_0");
   onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
+  const fs::path dir = test_folder(name, m);
   auto* g = m.mutable_graph();
-  g->set_name(name);
   add_value(g->add_input(), "x", onnx::TensorProto::FLOAT, {1, 1, 2, 2});
   for (std::size_t k = 0; k < expected.size(); ++k)
     add_value(g->add_output(), expected[k].name(), k == 0 ? onnx::TensorProto::FLOAT : y_type, y_dims);
@@ -175,13 +181,9 @@ std::vector<float> naive_conv(const std::vector<float>& x, int c, int h, const s
 // matrix product), a 3x3 with a small output (unfolded input times the weight), then a 1x1 on
 // NCHW input; the outputs equal a direct convolution's.
 TEST(Conformance, EveryConvolutionKernelMatchesADirectConvolution) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "suite" / "conv_chain";
-  fs::create_directories(dir / "test_data_set_0");
   onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
+  const fs::path dir = test_folder("conv_chain", m);
   auto* g = m.mutable_graph();
-  g->set_name("conv_chain");
   const int c = 8, h = 12;
   std::vector<float> x(static_cast<std::size_t>(c) * h * h);
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i)));
@@ -226,13 +228,9 @@ TEST(Conformance, EveryConvolutionKernelMatchesADirectConvolution) {
 // overwrite_input0): a Relu on a Conv's output does, a tensor read twice or by two ops is left
 // alone; the outputs equal those computed op by op.
 TEST(Conformance, InPlaceElementwiseOpsLeaveSharedTensorsAlone) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "suite" / "in_place";
-  fs::create_directories(dir / "test_data_set_0");
   onnx::ModelProto m;
-  m.set_ir_version(8);
-  m.add_opset_import()->set_version(17);
+  const fs::path dir = test_folder("in_place", m);
   auto* g = m.mutable_graph();
-  g->set_name("in_place");
   const int c = 2, h = 4;
   std::vector<float> x(static_cast<std::size_t>(c) * h * h), w(static_cast<std::size_t>(c) * c), bias = {0.1f, -0.2f};
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(1.3 * static_cast<double>(i)));

@@ -451,11 +451,16 @@ Outputs concat(const Ctx& c) {
   return {at::cat(parts, norm_axis(c.i("axis", 0), parts[0].dim(), c))};
 }
 
+// Negative indices count from the end of `axis`.
+at::Tensor wrap_index(const at::Tensor& index, std::int64_t size) {
+  at::Tensor i = index.to(at::kLong);
+  return at::where(i < 0, i + size, i);
+}
+
 Outputs gather(const Ctx& c) {
   const at::Tensor& data = c.input(0);
-  at::Tensor idx = c.input(1).to(at::kLong);
   const std::int64_t axis = norm_axis(c.i("axis", 0), data.dim(), c);
-  idx = at::where(idx < 0, idx + data.size(axis), idx);
+  const at::Tensor idx = wrap_index(c.input(1), data.size(axis));
   std::vector<std::int64_t> shape(data.sizes().begin(), data.sizes().begin() + axis);
   for (auto s : idx.sizes()) shape.push_back(s);
   shape.insert(shape.end(), data.sizes().begin() + axis + 1, data.sizes().end());
@@ -685,12 +690,6 @@ Outputs hardmax(const Ctx& c) {
 Outputs trilu(const Ctx& c) {
   const std::int64_t k = c.has(1) ? to_ints(c.in[1]).at(0) : 0;
   return {c.i("upper", 1) ? at::triu(c.input(0), k) : at::tril(c.input(0), k)};
-}
-
-// Negative indices count from the end of `axis`.
-at::Tensor wrap_index(const at::Tensor& index, std::int64_t size) {
-  at::Tensor i = index.to(at::kLong);
-  return at::where(i < 0, i + size, i);
 }
 
 Outputs gather_elements(const Ctx& c) {
@@ -1036,15 +1035,24 @@ using OpFn = Outputs (*)(const Ctx&);
 const std::unordered_map<std::string, OpFn>& table() {
   static const std::unordered_map<std::string, OpFn> t = [] {
     std::unordered_map<std::string, OpFn> m;
-    for (const char* n : {"Relu", "Sqrt", "Erf", "Exp", "Log", "Neg", "Abs", "Tanh", "Sigmoid", "Reciprocal", "Floor",
-                          "Ceil", "Not", "Softplus", "Gelu", "LeakyRelu", "Elu", "HardSigmoid", "Identity"})
+    for (const char* n : {"Relu",       "Sqrt",     "Erf",
+                          "Exp",        "Log",      "Neg",
+                          "Abs",        "Tanh",     "Sigmoid",
+                          "Reciprocal", "Floor",    "Ceil",
+                          "Not",        "Softplus", "Gelu",
+                          "LeakyRelu",  "Elu",      "HardSigmoid",
+                          "Identity",   "Sin",      "Cos",
+                          "Tan",        "Asin",     "Acos",
+                          "Atan",       "Sinh",     "Cosh",
+                          "Asinh",      "Acosh",    "Atanh",
+                          "Sign",       "Round",    "IsNaN",
+                          "IsInf",      "Softsign", "HardSwish",
+                          "Selu",       "Celu",     "ThresholdedRelu",
+                          "Shrink"})
       m[n] = unary;
-    for (const char* n :
-         {"Sin",   "Cos",  "Tan",   "Asin",  "Acos",  "Atan",     "Sinh",      "Cosh", "Asinh", "Acosh",
-          "Atanh", "Sign", "Round", "IsNaN", "IsInf", "Softsign", "HardSwish", "Selu", "Celu",  "ThresholdedRelu",
-          "Shrink"})
-      m[n] = unary;
-    for (const char* n : {"Xor", "PRelu", "BitShift"}) m[n] = binary;
+    for (const char* n : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "LessOrEqual", "Greater",
+                          "GreaterOrEqual", "And", "Or", "Mod", "Xor", "PRelu", "BitShift"})
+      m[n] = binary;
     m["Dropout"] = dropout;
     m["CastLike"] = cast_like;
     m["ArgMax"] = m["ArgMin"] = arg_extreme;
@@ -1065,9 +1073,6 @@ const std::unordered_map<std::string, OpFn>& table() {
     m["ConvTranspose"] = conv_transpose;
     m["NegativeLogLikelihoodLoss"] = m["SoftmaxCrossEntropyLoss"] = loss;
     m["Resize"] = m["Upsample"] = resize;
-    for (const char* n : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "LessOrEqual", "Greater",
-                          "GreaterOrEqual", "And", "Or", "Mod"})
-      m[n] = binary;
     for (const char* n : {"Max", "Min", "Sum", "Mean"}) m[n] = variadic;
     m["Clip"] = clip;
     m["Where"] = where;
