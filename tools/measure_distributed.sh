@@ -13,12 +13,7 @@ D=${1:-/tmp/devplace-distributed}
 B=./build/devplace
 PORT=${PORT:-29900}
 mkdir -p "$D"
-step() {
-  echo
-  echo "## $(date -u +%T) load: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "\$ $*"
-  "$@" 2>&1 | grep -v '^\s*$'
-}
+source "$(dirname "$0")/log_step.sh"
 # Starts `count` workers of a new group (world size count + 1); its flags for rank 0 in $G.
 workers() {
   PORT=$((PORT + 1))

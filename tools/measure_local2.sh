@@ -8,12 +8,7 @@ C=clusters/local2.toml
 D=${1:-/tmp/devplace-measure}
 B=./build/devplace
 mkdir -p "$D"
-step() {
-  echo
-  echo "## $(date -u +%T) load: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "\$ $*"
-  "$@" 2>&1 | grep -v '^\s*$'
-}
+source "$(dirname "$0")/log_step.sh"
 echo "# devplace real-execution series, $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (uncommitted changes)'), $(nproc) cores"
 for m in resnet50 inception_v3 bert_base; do
   # Simulator error on 5 random placements: with the roofline preset (the first device alone is
