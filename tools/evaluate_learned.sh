@@ -8,12 +8,11 @@
 #     BERT-large-size export on nvlink4 and on nvlink4 with every device limited to 0.5 GiB) at
 #     64 reward evaluations against the controls at the same budget (controls once, the learned
 #     rows once per pretraining seed);
-#   equal budget: Inception-V3 and BERT-base at 500 and 2,000 evaluations: the controls and the
-#     fine-tuned rows with seeds 1-5 (seed-1 policies), learned-discrepancy (deterministic for a
-#     policy) once per pretraining seed;
+#   equal budget: Inception-V3 and BERT-base at 500 and 2,000 evaluations: the controls with
+#     seeds 1-5, the learned rows (deterministic for a policy) once per pretraining seed;
 #   Tarnawski's latency model: their eight cost graphs with the shipped policy (tarnawski.csv);
 #   best known: local search at 200,000 evaluations on every zero-shot graph (best_known.csv).
-# PARTS (default "zero equal tarnawski") picks the parts to run.
+# PARTS (default "zero best equal tarnawski") picks the parts to run ("best" beside the others).
 # Writes CSV to $OUT (default /tmp/devplace-learned). POLICIES=DIR reuses trained fold policies
 # (fold<F>-s<S>.pt); DEVPLACE=path runs another devplace binary. Run from the repository root
 # after a build; about 40 minutes on 2 cores.
@@ -72,13 +71,15 @@ best() {
     $B -q compare "$@" --algos local-search --budget 200000 --seed $s --csv | tail -n +2 | sed "s/^/$s,/"
   done
 }
-PARTS=${PARTS:-zero equal tarnawski}
+PARTS=${PARTS:-zero best equal tarnawski}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
-if part zero; then
+if part best; then
 {
   echo "seed,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
   each_graph best
 } > "$OUT/best_known.csv" &
+fi
+if part zero; then
 {
   echo "pretrain_seed,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
   each_graph zero
@@ -89,12 +90,14 @@ if part equal; then
   echo "seed,pretrain_seed,budget,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
   for m in inception_v3 bert_base; do for b in 500 2000; do
     for s in 1 2 3 4 5; do
-      $B -q compare $m --cluster paper --budget $b \
-        --algos random-best,local-search,learned-tuned,learned-tuned-sampled,learned-tuned-discrepancy \
-        --seed $s --policy "$POLICIES/fold$(fold_of $m)-s1.pt" --csv | tail -n +2 | sed "s/^/$s,1,$b,/"
+      $B -q compare $m --cluster paper --budget $b --algos random-best,local-search --seed $s --csv |
+        tail -n +2 | sed "s/^/$s,-,$b,/"
     done
+    # The learned rows are deterministic for a policy (expert iteration and discrepancy decoding
+    # draw nothing at random): once per pretraining seed.
     for s in $SEEDS; do
-      $B -q compare $m --cluster paper --algos learned-discrepancy --budget $b \
+      $B -q compare $m --cluster paper --budget $b \
+        --algos learned-tuned,learned-tuned-sampled,learned-tuned-discrepancy,learned-discrepancy \
         --policy "$POLICIES/fold$(fold_of $m)-s$s.pt" --csv | tail -n +2 | sed "s/^/-,$s,$b,/"
     done
   done; done

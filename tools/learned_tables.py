@@ -4,8 +4,8 @@
     tools/learned_tables.py [DIR]   (default /tmp/devplace-learned; prints to stdout)
 
 Zero-shot: one row per graph and cluster; the learned rows are the median [min-max] over the
-pretraining seeds. Equal budget: median [min-max] over seeds 1-5 (controls, fine-tuned rows) or
-over the pretraining seeds (learned-discrepancy, deterministic for a policy). Tarnawski: one row
+pretraining seeds. Equal budget: median [min-max] over seeds 1-5 (controls) or over the
+pretraining seeds (the learned rows, deterministic for a policy). Tarnawski: one row
 per cost graph.
 """
 import csv

@@ -17,11 +17,12 @@ namespace devplace::cli {
 
 void add_pretrain_command(CLI::App& app) {
   struct Args {
-    std::string out, log, objective = "sim";
+    std::string out, log, init, objective = "sim";
     std::vector<std::string> models, families = {"layered", "branchy", "transformer"};
     int clusters_per_model = 3;
-    int graphs = 64, imitation = 400, iterations = 1500, samples = 16, hidden = 64;
-    double lr = 1e-3;
+    int graphs = 64, imitation = 400, iterations = 1500, expert = 0, expert_budget = 32, expert_steps = 1, samples = 16,
+        hidden = 64;
+    double lr = 1e-3, slow_links = 0;
     std::uint64_t seed = 1;
   };
   auto a = std::make_shared<Args>();
@@ -33,6 +34,12 @@ void add_pretrain_command(CLI::App& app) {
   cmd->add_option("--graphs", a->graphs, "Graphs in the synthetic corpus (default 64)");
   cmd->add_option("--imitation", a->imitation, "Updates imitating the earliest-finish choice (default 400)");
   cmd->add_option("--iterations", a->iterations, "Policy-gradient updates after imitation (default 1500)");
+  cmd->add_option("--expert", a->expert,
+                  "Expert-iteration updates after policy gradient: search a graph with the policy, imitate the best "
+                  "placement found for it so far (default 0)");
+  cmd->add_option("--expert-budget", a->expert_budget,
+                  "Simulated evaluations per expert-iteration search (default 32)");
+  cmd->add_option("--expert-steps", a->expert_steps, "Imitation steps per expert-iteration search (default 1)");
   cmd->add_option("--samples", a->samples, "Placements sampled per update (default 16)");
   cmd->add_option("--hidden", a->hidden, "Width of the scorer's hidden layers (default 64)");
   cmd->add_option("--lr", a->lr, "Adam learning rate (default 1e-3)");
@@ -46,6 +53,11 @@ void add_pretrain_command(CLI::App& app) {
                   "Latency model to train under: sim (the simulator) or tarnawski (Tarnawski et al.'s, with its "
                   "feasibility mask; synthetic accelerators then hold only part of a graph's weights) (default sim)")
       ->check(CLI::IsMember({"sim", "tarnawski"}));
+  cmd->add_option("--init", a->init, "Start from this policy instead of a fresh network (e.g. to add expert iteration)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--slow-links", a->slow_links,
+                  "Share of synthetic graphs whose links are slowed 1-100x (default 0)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--log", a->log, "Write the training log as CSV");
   cmd->add_option("--model", a->models,
                   "Also train on this model (file or bundled name), with its input bindings after colons: "
@@ -59,6 +71,7 @@ void add_pretrain_command(CLI::App& app) {
     CorpusOptions co;
     co.graphs = a->graphs, co.seed = a->seed, co.clusters_per_model = a->clusters_per_model;
     co.split_memory = objective == Objective::tarnawski;
+    co.slow_links = a->slow_links;
     co.families.clear();
     for (const auto& f : a->families)
       co.families.push_back(f == "branchy"       ? SyntheticFamily::branchy
@@ -77,24 +90,25 @@ void add_pretrain_command(CLI::App& app) {
     ListPolicyConfig c;
     c.hidden = a->hidden, c.samples = a->samples, c.lr = a->lr;
     c.imitation_iterations = a->imitation, c.iterations = a->iterations;
+    c.expert_iterations = a->expert, c.expert_budget = a->expert_budget, c.expert_steps = a->expert_steps;
     c.objective = objective;
     c.pg.entropy_start = 0.01, c.pg.entropy_end = 0.0, c.pg.lr_end_share = 0.1;
-    ListPolicy policy(c.hidden, a->seed);
+    ListPolicy policy = a->init.empty() ? ListPolicy(c.hidden, a->seed) : ListPolicy::load(a->init);
     std::string csv = "iteration,graph,stage,greedy_ms,mean_ms,best_ms,reference_ms,entropy,loss\n";
-    log::Progress bar("pretrain", static_cast<std::size_t>(c.imitation_iterations + c.iterations));
+    log::Progress bar("pretrain", static_cast<std::size_t>(c.imitation_iterations + c.iterations + c.expert_iterations));
     double recent = 0;
     int counted = 0;
     train_list_policy(policy, problems, c, a->seed, [&](const ListTrainingStep& s) {
       char line[256];
       std::snprintf(line, sizeof line, "%d,%s,%s,%.6f,%.6f,%.6f,%.6f,%.5f,%.5f\n", s.iteration, s.graph.c_str(),
-                    s.imitation ? "imitation" : "rl", s.greedy_latency * 1e3, s.mean_latency * 1e3,
+                    stage_name(s.stage), s.greedy_latency * 1e3, s.mean_latency * 1e3,
                     s.best_latency * 1e3, s.reference * 1e3, s.entropy, s.loss);
       csv += line;
       recent += s.reference / s.greedy_latency, ++counted;
       if (s.iteration % 50 == 0) {
         char status[96];
         std::snprintf(status, sizeof status, "%s: greedy %.3fx best single device (mean of last %d)",
-                      s.imitation ? "imitation" : "rl", recent / counted, counted);
+                      stage_name(s.stage), recent / counted, counted);
         bar.update(static_cast<std::size_t>(s.iteration), status);
         recent = 0, counted = 0;
       }
@@ -103,8 +117,8 @@ void add_pretrain_command(CLI::App& app) {
     policy.save(out);
     if (!a->log.empty()) write_file_atomic(a->log, csv);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("wrote %s (%zu graphs, %d imitation + %d policy-gradient updates, %.0f s)\n", out.c_str(),
-                corpus.size(), c.imitation_iterations, c.iterations, secs);
+    std::printf("wrote %s (%zu graphs, %d imitation + %d policy-gradient + %d expert-iteration updates, %.0f s)\n",
+                out.c_str(), corpus.size(), c.imitation_iterations, c.iterations, c.expert_iterations, secs);
   });
 }
 

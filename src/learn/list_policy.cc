@@ -121,59 +121,22 @@ struct ListPolicy::Impl {
   }
 
   torch::Tensor log_probs(const Rollout& r) { return masked_log_softmax(net->forward(r.features), r.allowed); }
+
+  struct Searched {
+    Rollout best;  // one rollout: the best placement's decisions and observations
+    double latency = 0;
+    double own_latency = 0;  // the policy's own placement's, the search's start
+    int evaluations = 0;
+  };
+  Searched search(const Problem& p, Reward& reward, int budget, int rounds, Objective objective);
 };
 
-ListPolicy::ListPolicy(int hidden, std::uint64_t seed) {
-  TorchScope scope(seed);
-  impl_ = std::make_unique<Impl>(hidden);
-}
-ListPolicy::~ListPolicy() = default;
-ListPolicy::ListPolicy(ListPolicy&&) noexcept = default;
-ListPolicy& ListPolicy::operator=(ListPolicy&&) noexcept = default;
-
-void ListPolicy::save(const std::string& path) const {
-  torch::serialize::OutputArchive ar;
-  impl_->net->save(ar);
-  ar.write("format", torch::tensor({kFormat, static_cast<std::int64_t>(impl_->hidden)}));
-  save_archive_atomically(ar, path);
-}
-
-ListPolicy ListPolicy::load(const std::string& path) {
-  if (!file_exists(path)) throw Error(path, "", "no such policy file (devplace pretrain writes one)");
-  torch::serialize::InputArchive ar;
-  torch::Tensor format;
-  try {
-    ar.load_from(path);
-    ar.read("format", format);
-  } catch (const c10::Error&) {
-    throw Error(path, "", "not a learned-placer policy (a LibTorch archive with a 'format' entry)");
-  }
-  if (format.numel() != 2 || format[0].item<std::int64_t>() != kFormat)
-    throw Error(path, "", "a policy of another format version; retrain it with this devplace");
-  ListPolicy policy(static_cast<int>(format[1].item<std::int64_t>()));
-  try {
-    policy.impl_->net->load(ar);
-  } catch (const c10::Error&) {
-    throw Error(path, "", "the policy's weights do not match its declared size");
-  }
-  return policy;
-}
-
-Placement ListPolicy::greedy(const Problem& p, Objective objective) const {
-  return sample(p, 1, 0, objective).front();
-}
-
-std::vector<Placement> ListPolicy::sample(const Problem& p, int count, std::uint64_t seed, Objective objective) const {
-  TorchScope scope(seed);
-  std::mt19937_64 rng(seed);
-  return impl_->rollout(p, std::max(1, count), Choice::greedy_then_sample, rng, objective).placements;
-}
-
-Placement ListPolicy::decode_with_discrepancies(const Problem& p, Reward& reward, int budget, int rounds,
-                                                Objective objective) const {
-  TorchScope scope(0);
+// Limited-discrepancy decoding (ListPolicy::decode_with_discrepancies): the best rollout found,
+// its latency and the evaluations spent.
+ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& reward, int budget, int rounds,
+                                                    Objective objective) {
   std::mt19937_64 rng(0);  // unused: every decision is greedy or forced
-  auto& m = *impl_;
+  auto& m = *this;
   Rollout best_rollout = m.rollout(p, 1, Choice::greedy, rng, objective);
   const int T = static_cast<int>(best_rollout.actions.size(1)), D = p.num_devices();
   std::vector<int> forced_best(T, -1);  // the incumbent's forced decisions
@@ -183,6 +146,7 @@ Placement ListPolicy::decode_with_discrepancies(const Problem& p, Reward& reward
   };
   Placement best = best_rollout.placements[0];
   double best_latency = latency(best);
+  const double own_latency = best_latency;
   int left = budget - 1;
   if (rounds <= 0) rounds = std::max(2, budget / 16);
   // Changes (decision, device) already forced on top of the incumbent.
@@ -248,7 +212,68 @@ Placement ListPolicy::decode_with_discrepancies(const Problem& p, Reward& reward
     best_rollout.allowed = r.allowed.narrow(0, winner, 1);
     best_rollout.actions = r.actions.narrow(0, winner, 1);
   }
-  return best;
+  best_rollout.placements = {best};
+  return {std::move(best_rollout), best_latency, own_latency, budget - left};
+}
+
+ListPolicy::ListPolicy(int hidden, std::uint64_t seed) {
+  TorchScope scope(seed);
+  impl_ = std::make_unique<Impl>(hidden);
+}
+ListPolicy::~ListPolicy() = default;
+ListPolicy::ListPolicy(ListPolicy&&) noexcept = default;
+ListPolicy& ListPolicy::operator=(ListPolicy&&) noexcept = default;
+
+void ListPolicy::save(const std::string& path) const {
+  torch::serialize::OutputArchive ar;
+  impl_->net->save(ar);
+  ar.write("format", torch::tensor({kFormat, static_cast<std::int64_t>(impl_->hidden)}));
+  save_archive_atomically(ar, path);
+}
+
+ListPolicy ListPolicy::load(const std::string& path) {
+  if (!file_exists(path)) throw Error(path, "", "no such policy file (devplace pretrain writes one)");
+  torch::serialize::InputArchive ar;
+  torch::Tensor format;
+  try {
+    ar.load_from(path);
+    ar.read("format", format);
+  } catch (const c10::Error&) {
+    throw Error(path, "", "not a learned-placer policy (a LibTorch archive with a 'format' entry)");
+  }
+  if (format.numel() != 2 || format[0].item<std::int64_t>() != kFormat)
+    throw Error(path, "", "a policy of another format version; retrain it with this devplace");
+  ListPolicy policy(static_cast<int>(format[1].item<std::int64_t>()));
+  try {
+    policy.impl_->net->load(ar);
+  } catch (const c10::Error&) {
+    throw Error(path, "", "the policy's weights do not match its declared size");
+  }
+  return policy;
+}
+
+const char* stage_name(ListTrainingStep::Stage stage) {
+  switch (stage) {
+    case ListTrainingStep::Stage::imitation: return "imitation";
+    case ListTrainingStep::Stage::expert: return "expert";
+    default: return "rl";
+  }
+}
+
+Placement ListPolicy::greedy(const Problem& p, Objective objective) const {
+  return sample(p, 1, 0, objective).front();
+}
+
+std::vector<Placement> ListPolicy::sample(const Problem& p, int count, std::uint64_t seed, Objective objective) const {
+  TorchScope scope(seed);
+  std::mt19937_64 rng(seed);
+  return impl_->rollout(p, std::max(1, count), Choice::greedy_then_sample, rng, objective).placements;
+}
+
+Placement ListPolicy::decode_with_discrepancies(const Problem& p, Reward& reward, int budget, int rounds,
+                                                Objective objective) const {
+  TorchScope scope(0);
+  return impl_->search(p, reward, budget, rounds, objective).best.placements.at(0);
 }
 
 namespace {
@@ -278,9 +303,16 @@ double update(ListPolicy::Impl& m, torch::optim::Adam& opt, const Rollout& r, co
   return entropy;
 }
 
-double imitate(ListPolicy::Impl& m, torch::optim::Adam& opt, const Rollout& r) {
-  auto logp = m.log_probs(r);                                             // [K, T, D]
-  auto loss = -logp.gather(2, r.actions.unsqueeze(2)).squeeze(2).mean();  // teacher's actions
+// One step of imitation of the given rollouts' decisions: the mean over rollouts of their mean
+// cross-entropy per decision.
+double imitate(ListPolicy::Impl& m, torch::optim::Adam& opt, const std::vector<const Rollout*>& targets) {
+  torch::Tensor loss;
+  for (const Rollout* r : targets) {
+    auto logp = m.log_probs(*r);                                               // [K, T, D]
+    auto one = -logp.gather(2, r->actions.unsqueeze(2)).squeeze(2).mean();  // the target's actions
+    loss = loss.defined() ? loss + one : one;
+  }
+  loss = loss / static_cast<double>(targets.size());
   opt.zero_grad();
   loss.backward();
   opt.step();
@@ -299,6 +331,32 @@ Scored score(const std::vector<Placement>& placements, Reward& reward, double re
     s.reward.push_back(placement_reward(e, reference, RewardKind::speedup, penalty));
   }
   return s;
+}
+
+// The best placement expert iteration has found for one problem, kept as its rollout: a
+// rollout's observations depend only on its decisions, not on the policy, so it stays a valid
+// imitation target while the policy changes.
+struct Expert {
+  Rollout rollout;
+  double latency = kInfeasibleTime;
+};
+using ExpertMemory = std::vector<Expert>;
+
+struct ExpertStep {
+  double greedy_latency = 0, found_latency = 0, loss = 0;
+};
+
+// One step of expert iteration on one problem: search with the policy (its own placement first),
+// keep the best placement ever found, then c.expert_steps imitation steps towards it.
+ExpertStep expert_step(ListPolicy::Impl& m, torch::optim::Adam& opt, const Problem& p, Reward& reward,
+                       const ListPolicyConfig& c, Expert& expert) {
+  ExpertStep out;
+  auto found = m.search(p, reward, std::max(1, c.expert_budget), 0, reward.objective());
+  out.found_latency = found.latency, out.greedy_latency = found.own_latency;
+  if (found.latency < expert.latency) expert.rollout = std::move(found.best), expert.latency = found.latency;
+  if (expert.latency >= kInfeasibleTime) return out;
+  for (int k = 0; k < std::max(1, c.expert_steps); ++k) out.loss = imitate(m, opt, {&expert.rollout});
+  return out;
 }
 
 }  // namespace
@@ -327,7 +385,8 @@ void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& co
     }
     return order[next++];
   };
-  const int total = c.imitation_iterations + c.iterations;
+  const int total = c.imitation_iterations + c.iterations + c.expert_iterations;
+  ExpertMemory experts(corpus.size());
   for (int it = 0; it < total; ++it) {
     const int g = pick();
     const Problem& p = *corpus[g];
@@ -335,10 +394,20 @@ void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& co
     step.iteration = it + 1;
     step.graph = p.graph().name();
     step.reference = references[g];
-    step.imitation = it < c.imitation_iterations;
-    if (step.imitation) {
+    step.stage = it < c.imitation_iterations                  ? ListTrainingStep::Stage::imitation
+                 : it < c.imitation_iterations + c.iterations ? ListTrainingStep::Stage::policy_gradient
+                                                              : ListTrainingStep::Stage::expert;
+    if (step.stage == ListTrainingStep::Stage::expert) {
+      const int episode = it - c.imitation_iterations - c.iterations;
+      for (auto& group : opt.param_groups())
+        static_cast<torch::optim::AdamOptions&>(group.options())
+            .lr(c.lr * lr_share_at(c.pg, episode, c.expert_iterations));
+      const ExpertStep e = expert_step(m, opt, p, *rewards[g], c, experts[g]);
+      step.greedy_latency = e.greedy_latency, step.best_latency = experts[g].latency;
+      step.mean_latency = e.found_latency, step.loss = e.loss;
+    } else if (step.stage == ListTrainingStep::Stage::imitation) {
       Rollout r = m.rollout(p, 1, Choice::teacher, rng, c.objective);
-      step.loss = imitate(m, opt, r);
+      step.loss = imitate(m, opt, {&r});
       step.greedy_latency = step.best_latency = step.mean_latency = rewards[g]->evaluate(r.placements[0]).latency;
     } else {
       const int episode = it - c.imitation_iterations;
@@ -374,8 +443,31 @@ ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& p, Rewar
   };
   const double reference = best_single_device(p, counted).latency;
   torch::optim::Adam opt(m.net->parameters(), torch::optim::AdamOptions(c.lr));
+  if (c.tuning == ListPolicyConfig::Tuning::expert) {
+    // Searches of c.samples evaluations, each followed by imitation of the best placement so far;
+    // one evaluation stays for the final placement.
+    Expert expert;
+    for (int u = 0; budget - counted.count() - 1 >= 2; ++u) {
+      ListPolicyConfig chunk = c;
+      chunk.expert_budget = static_cast<int>(std::min<long long>(c.samples, budget - counted.count() - 1));
+      chunk.expert_steps = c.tune_steps;
+      const ExpertStep e = expert_step(m, opt, p, counted, chunk, expert);
+      if (expert.latency < kInfeasibleTime) consider(expert.rollout.placements.at(0), expert.latency);
+      if (on_update) {
+        ListTrainingStep step;
+        step.iteration = u + 1;
+        step.graph = p.graph().name();
+        step.stage = ListTrainingStep::Stage::expert;
+        step.greedy_latency = e.greedy_latency, step.mean_latency = e.found_latency;
+        step.best_latency = out.best_latency, step.reference = reference, step.loss = e.loss;
+        on_update(step);
+      }
+    }
+  }
   const long long per_update = std::max(1, c.samples);
-  const long long updates = std::max(0LL, (budget - counted.count() - 1) / per_update);
+  const long long updates = c.tuning == ListPolicyConfig::Tuning::expert
+                                ? 0
+                                : std::max(0LL, (budget - counted.count() - 1) / per_update);
   for (long long u = 0; u < updates; ++u) {
     Rollout r = m.rollout(p, c.samples, Choice::greedy_then_sample, rng, reward.objective());
     Scored s = score(r.placements, counted, reference, c.infeasible_penalty);

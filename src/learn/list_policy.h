@@ -27,6 +27,20 @@ struct ListPolicyConfig {
   double lr = 1e-3;              // Adam, both stages
   int imitation_iterations = 0;  // updates imitating the earliest-finish choice
   int iterations = 0;            // policy-gradient updates
+  // Expert iteration after policy gradient: each update searches one problem with the policy
+  // (limited-discrepancy decoding, expert_budget rollouts), keeps the best placement ever found for
+  // it and takes expert_steps imitation steps towards that placement's decisions.
+  int expert_iterations = 0;
+  int expert_budget = 32;
+  int expert_steps = 1;
+  // How fine_tune_list_policy learns on its one problem: expert iteration (each update a search
+  // with the policy of `samples` evaluations, then tune_steps imitation steps towards the best
+  // placement found so far), or clipped policy gradient on `samples` sampled placements. Expert
+  // iteration was chosen on Inception-V3 and BERT-base at 500 and 2,000 evaluations
+  // (docs/learned.md): its policy's own placement ends at the best it found, where policy
+  // gradient's ended above local search on Inception-V3.
+  enum class Tuning { expert, policy_gradient } tuning = Tuning::expert;
+  int tune_steps = 16;
   PolicyGradientOptions pg;
   double infeasible_penalty = 1;
   // The latency model training decides and is rewarded under (train_list_policy; fine-tuning
@@ -41,8 +55,11 @@ struct ListTrainingStep {
   double mean_latency = 0, best_latency = 0, greedy_latency = 0;  // seconds
   double reference = 0;                                           // best single device, seconds
   double entropy = 0, loss = 0;
-  bool imitation = false;
+  enum class Stage { imitation, policy_gradient, expert } stage = Stage::policy_gradient;
 };
+
+// "imitation", "rl" or "expert", as training logs name the stages.
+const char* stage_name(ListTrainingStep::Stage stage);
 
 class ListPolicy {
  public:
@@ -81,8 +98,9 @@ class ListPolicy {
 };
 
 // Trains `policy` on `corpus` (round-robin, a fresh order each pass): config.imitation_iterations
-// updates of imitation, then config.iterations of policy gradient under config.objective (the
-// simulator, or Tarnawski's model with its feasibility mask). `on_step` sees every update.
+// updates of imitation, then config.iterations of policy gradient, then config.expert_iterations
+// of expert iteration, under config.objective (the simulator, or Tarnawski's model with its
+// feasibility mask). `on_step` sees every update.
 // Scoped LibTorch state (TorchScope).
 void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& corpus, const ListPolicyConfig& config,
                        std::uint64_t seed, const std::function<void(const ListTrainingStep&)>& on_step = {});
@@ -96,7 +114,7 @@ struct ListTuneResult {
 
 // Fine-tunes `policy` on one problem with at most `budget` reward evaluations (one per device for
 // the single-device references, config.samples per update, one for the final greedy placement),
-// deciding under reward.objective().
+// deciding under reward.objective(), by config.tuning.
 ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& problem, Reward& reward, long long budget,
                                      const ListPolicyConfig& config, std::uint64_t seed,
                                      const std::function<void(const ListTrainingStep&)>& on_update = {});

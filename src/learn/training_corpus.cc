@@ -40,6 +40,7 @@ Cluster perturbed(Cluster c, std::mt19937_64& rng) {
 
 std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptions& o) {
   std::mt19937_64 rng(o.seed);
+  std::mt19937_64 slow_rng(o.seed + 0x5105);  // its own stream: the corpus otherwise stays as without it
   auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   std::vector<std::unique_ptr<CorpusGraph>> corpus;
   for (int k = 0; k < o.graphs; ++k) {
@@ -67,6 +68,16 @@ std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptio
     graph->set_name("corpus-" + std::to_string(k) + "-" + std::to_string(s.ops) + "ops");
     auto item = std::make_unique<CorpusGraph>();
     Cluster cluster = perturbed(synthetic_cluster(s.gpus), rng);
+    if (o.slow_links > 0 && std::uniform_real_distribution<double>(0, 1)(slow_rng) < o.slow_links) {
+      const double slower = std::exp(std::uniform_real_distribution<double>(0, std::log(100.0))(slow_rng));
+      for (int a = 0; a < cluster.num_devices(); ++a)
+        for (int b = 0; b < cluster.num_devices(); ++b)
+          if (a != b) {
+            Link l = cluster.link(a, b);
+            l.bandwidth /= slower;
+            cluster.set_link(l);
+          }
+    }
     if (o.split_memory) {
       std::int64_t weights = 0;
       for (const auto& op : graph->ops()) weights += op.weight_bytes;

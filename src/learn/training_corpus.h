@@ -32,6 +32,10 @@ struct CorpusOptions {
   // that a good placement must split the model (for training under Tarnawski's model, where
   // the host's memory is unlimited). Off: 1-3 GPUs of 16 GiB, the draws of the default corpus.
   bool split_memory = false;
+  // The share of synthetic graphs whose links are also slowed by a factor drawn log-uniformly in
+  // [1, 100], so that a corpus also holds graphs where a transfer costs many ops' time (as on
+  // Tarnawski et al.'s layer graphs). 0 draws nothing (the corpora of the shipped policies).
+  double slow_links = 0;
 };
 
 struct CorpusGraph {
