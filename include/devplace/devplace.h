@@ -93,6 +93,10 @@ struct TrainOptions {
   std::string checkpoint_dir;  // empty: no checkpoints
   bool resume = false;         // continue from checkpoint_dir
   std::string save_policy;     // write the trained policy here (for PlaceOptions::policy_file)
+  // learned: "expert" (each update a search with the policy of `samples` evaluations, then
+  // imitation of the best placement found; the default) or "policy_gradient" (clipped policy
+  // gradient on `samples` sampled placements).
+  std::string tuning = "expert";
   // Called after every episode on the training thread. An exception it throws ends training and
   // leaves train() (a caller's way to interrupt it).
   std::function<void(const EpisodeProgress&)> on_episode;

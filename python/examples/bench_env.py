@@ -5,8 +5,8 @@
    decision process (devplace.random_episodes_per_second);
 2. a whole training loop: REINFORCE in Python on the environment (a 19-64-64-1 scorer per device,
    as devplace's learned placer, one forward per step, a backward pass per update) against the C++
-   trainer fine-tuning the learned placer (devplace.train(algorithm="learned"): rollouts in
-   lockstep, one batched update), in decisions per second.
+   trainer fine-tuning the learned placer by policy gradient too (devplace.train(algorithm="learned",
+   tuning="policy_gradient"): rollouts in lockstep, one batched update), in decisions per second.
 
     PYTHONPATH=build/python python3 python/examples/bench_env.py [--model bert_base] [--episodes 20]
         [--updates 3] [--samples 8]
@@ -80,7 +80,7 @@ def main():
     print(f"  Python overhead per step: {(1 / py_steps - 1 / cpp_steps) * 1e6:.1f} us ({cpp_steps / py_steps:.1f}x)")
     decisions = devplace.ScheduleEnv(w).num_decisions
     py_train = python_training_steps_per_second(env, a.updates, a.samples)
-    summary = devplace.train(w, algorithm="learned", episodes=a.updates, samples=a.samples)
+    summary = devplace.train(w, algorithm="learned", episodes=a.updates, samples=a.samples, tuning="policy_gradient")
     cpp_train = a.updates * a.samples * decisions / summary.seconds
     print(f"Training loops, {a.updates} updates of {a.samples} episodes ({decisions} decisions each):")
     print(f"  Python REINFORCE on the env:     {py_train:,.0f} decisions/s")

@@ -240,6 +240,10 @@ def test_train_fine_tunes_the_learned_placer_with_progress(resnet):
     assert seen[1][2] <= seen[0][2]  # the best so far never gets worse
     assert r.evaluations == 2 * 4 + resnet.num_devices + 1
     assert r.best_sampled_latency <= r.policy_latency
+    pg = devplace.train(resnet, algorithm="learned", episodes=2, samples=4, tuning="policy_gradient")
+    assert pg.evaluations == r.evaluations and pg.best_sampled_latency <= pg.policy_latency
+    with pytest.raises(devplace.Error, match="unknown tuning 'ppo'"):
+        devplace.train(resnet, algorithm="learned", tuning="ppo")
     with pytest.raises(devplace.Error, match="hsdag, learned, rnn, hierarchical or placeto"):
         devplace.train(resnet, algorithm="gdp")
 

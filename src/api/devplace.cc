@@ -82,6 +82,9 @@ TrainSummary fine_tune_learned(const Workload& w, const TrainOptions& options) {
   ListPolicyConfig c;
   c.samples = options.samples > 0 ? options.samples : 20;
   c.lr = 3e-3;  // as the learned-tuned placer
+  if (options.tuning != "expert" && options.tuning != "policy_gradient")
+    throw Error("", "", "train: unknown tuning '" + options.tuning + "' (expert or policy_gradient)");
+  c.tuning = options.tuning == "expert" ? ListPolicyConfig::Tuning::expert : ListPolicyConfig::Tuning::policy_gradient;
   const int updates = options.episodes > 0 ? options.episodes : 3;
   std::unique_ptr<Reward> reward = make_reward(w.problem(), options.objective);
   const long long budget = static_cast<long long>(updates) * c.samples + w.num_devices() + 1;

@@ -233,9 +233,9 @@ PYBIND11_MODULE(_devplace, m) {
       [](const Workload& w, const std::string& preset, int episodes, int samples, std::uint64_t seed,
          const std::string& objective, const std::string& checkpoint, bool resume, const std::string& save_policy,
          const std::function<void(const EpisodeProgress&)>& progress, const std::string& algorithm,
-         const std::string& policy) {
+         const std::string& policy, const std::string& tuning) {
         TrainOptions o;
-        o.algorithm = algorithm, o.policy = policy;
+        o.algorithm = algorithm, o.policy = policy, o.tuning = tuning;
         o.preset = preset, o.episodes = episodes, o.samples = samples, o.seed = seed;
         o.objective = objective_of(objective), o.checkpoint_dir = checkpoint, o.resume = resume;
         o.save_policy = save_policy;
@@ -249,14 +249,15 @@ PYBIND11_MODULE(_devplace, m) {
         return train(w, o);
       },
       "Trains HSDAG on the workload (no polish); with algorithm='learned' fine-tunes devplace's pretrained "
-      "learned placer (policy: another policy file; episodes updates of samples placements); with algorithm='rnn', "
+      "learned placer (policy: another policy file; episodes updates of samples placements; tuning='expert' "
+      "searches with the policy and imitates the best placement found, 'policy_gradient' samples); with algorithm='rnn', "
       "'hierarchical' or 'placeto' trains that learned peer of HSDAG (placeto: policy to start from, save_policy); "
       "progress(EpisodeProgress) is called after every episode; Ctrl-C or an exception in progress stops training. "
       "Returns a TrainSummary.",
       py::arg("workload"), py::arg("preset") = "default", py::arg("episodes") = 0, py::arg("samples") = 0,
       py::arg("seed") = 1, py::arg("objective") = "sim", py::arg("checkpoint") = "", py::arg("resume") = false,
       py::arg("save_policy") = "", py::arg("progress") = nullptr, py::arg("algorithm") = "hsdag",
-      py::arg("policy") = "");
+      py::arg("policy") = "", py::arg("tuning") = "expert");
 
   py::class_<ExecutionResult>(m, "ExecutionResult")
       .def_readonly("median", &ExecutionResult::median)
