@@ -128,13 +128,22 @@ struct ListPolicy::Impl {
     double own_latency = 0;  // the policy's own placement's, the search's start
     int evaluations = 0;
   };
-  Searched search(const Problem& p, Reward& reward, int budget, int rounds, Objective objective);
+  // Changes (decision, device) forced on top of an incumbent.
+  using Change = std::vector<std::pair<int, int>>;
+  // The changes already tried on top of one start placement (the policy's own), so that repeated
+  // searches from the same start try new ones.
+  struct Tried {
+    Placement start;
+    std::set<Change> changes;
+  };
+  Searched search(const Problem& p, Reward& reward, int budget, int rounds, Objective objective,
+                  Tried* memory = nullptr);
 };
 
 // Limited-discrepancy decoding (ListPolicy::decode_with_discrepancies): the best rollout found,
 // its latency and the evaluations spent.
 ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& reward, int budget, int rounds,
-                                                    Objective objective) {
+                                                    Objective objective, Tried* memory) {
   std::mt19937_64 rng(0);  // unused: every decision is greedy or forced
   auto& m = *this;
   Rollout best_rollout = m.rollout(p, 1, Choice::greedy, rng, objective);
@@ -150,8 +159,10 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
   int left = budget - 1;
   if (rounds <= 0) rounds = std::max(2, budget / 16);
   // Changes (decision, device) already forced on top of the incumbent.
-  using Change = std::vector<std::pair<int, int>>;
-  std::set<Change> tried;
+  const Placement start = best;
+  std::set<Change> tried, tried_from_start;
+  if (memory && memory->start == start) tried = memory->changes;
+  bool moved = false;  // whether the incumbent left the start placement
   for (int round = 0; round < rounds && left > 0 && T > 0; ++round) {
     const int K = std::min(T, round + 1 == rounds ? left : left / (rounds - round));
     if (K <= 0) continue;
@@ -205,13 +216,16 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     }
     left -= n;
     if (winner < 0) continue;  // the next round tries the next most doubtful decisions of the same rollout
+    if (!moved) tried_from_start = tried;
     tried.clear();
+    moved = true;
     best = r.placements[winner];
     forced_best = forced[winner];
     best_rollout.features = r.features.narrow(0, winner, 1);
     best_rollout.allowed = r.allowed.narrow(0, winner, 1);
     best_rollout.actions = r.actions.narrow(0, winner, 1);
   }
+  if (memory) memory->start = start, memory->changes = moved ? tried_from_start : tried;
   best_rollout.placements = {best};
   return {std::move(best_rollout), best_latency, own_latency, budget - left};
 }
@@ -339,6 +353,7 @@ Scored score(const std::vector<Placement>& placements, Reward& reward, double re
 struct Expert {
   Rollout rollout;
   double latency = kInfeasibleTime;
+  ListPolicy::Impl::Tried tried;  // what the searches from the policy's own placement tried
 };
 using ExpertMemory = std::vector<Expert>;
 
@@ -351,7 +366,7 @@ struct ExpertStep {
 ExpertStep expert_step(ListPolicy::Impl& m, torch::optim::Adam& opt, const Problem& p, Reward& reward,
                        const ListPolicyConfig& c, Expert& expert) {
   ExpertStep out;
-  auto found = m.search(p, reward, std::max(1, c.expert_budget), 0, reward.objective());
+  auto found = m.search(p, reward, std::max(1, c.expert_budget), 0, reward.objective(), &expert.tried);
   out.found_latency = found.latency, out.greedy_latency = found.own_latency;
   if (found.latency < expert.latency) expert.rollout = std::move(found.best), expert.latency = found.latency;
   if (expert.latency >= kInfeasibleTime) return out;
