@@ -145,8 +145,7 @@ struct ListPolicy::Impl {
 ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& reward, int budget, int rounds,
                                                     Objective objective, Tried* memory) {
   std::mt19937_64 rng(0);  // unused: every decision is greedy or forced
-  auto& m = *this;
-  Rollout best_rollout = m.rollout(p, 1, Choice::greedy, rng, objective);
+  Rollout best_rollout = rollout(p, 1, Choice::greedy, rng, objective);
   const int T = static_cast<int>(best_rollout.actions.size(1)), D = p.num_devices();
   std::vector<int> forced_best(T, -1);  // the incumbent's forced decisions
   auto latency = [&](const Placement& pl) {
@@ -171,7 +170,7 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     {
       torch::NoGradGuard no_grad;
       probs = torch::softmax(
-          m.net->forward(best_rollout.features[0]).masked_fill(best_rollout.allowed[0].logical_not(), -1e9), -1);
+          net->forward(best_rollout.features[0]).masked_fill(best_rollout.allowed[0].logical_not(), -1e9), -1);
     }
     auto pr = probs.accessor<float, 2>();
     auto taken = best_rollout.actions.accessor<std::int64_t, 2>();
@@ -208,7 +207,7 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
       for (const auto& [t, d] : candidates[k].second) forced[k][t] = d;
       tried.insert(candidates[k].second);
     }
-    Rollout r = m.rollout(p, n, Choice::greedy, rng, objective, &forced);
+    Rollout r = rollout(p, n, Choice::greedy, rng, objective, &forced);
     int winner = -1;
     for (int k = 0; k < n; ++k) {
       const double l = latency(r.placements[k]);
@@ -317,16 +316,10 @@ double update(ListPolicy::Impl& m, torch::optim::Adam& opt, const Rollout& r, co
   return entropy;
 }
 
-// One step of imitation of the given rollouts' decisions: the mean over rollouts of their mean
-// cross-entropy per decision.
-double imitate(ListPolicy::Impl& m, torch::optim::Adam& opt, const std::vector<const Rollout*>& targets) {
-  torch::Tensor loss;
-  for (const Rollout* r : targets) {
-    auto logp = m.log_probs(*r);                                               // [K, T, D]
-    auto one = -logp.gather(2, r->actions.unsqueeze(2)).squeeze(2).mean();  // the target's actions
-    loss = loss.defined() ? loss + one : one;
-  }
-  loss = loss / static_cast<double>(targets.size());
+// One step of imitation of a rollout's decisions (cross-entropy per decision, averaged).
+double imitate(ListPolicy::Impl& m, torch::optim::Adam& opt, const Rollout& r) {
+  auto logp = m.log_probs(r);                                             // [K, T, D]
+  auto loss = -logp.gather(2, r.actions.unsqueeze(2)).squeeze(2).mean();  // the target's actions
   opt.zero_grad();
   loss.backward();
   opt.step();
@@ -370,7 +363,7 @@ ExpertStep expert_step(ListPolicy::Impl& m, torch::optim::Adam& opt, const Probl
   out.found_latency = found.latency, out.greedy_latency = found.own_latency;
   if (found.latency < expert.latency) expert.rollout = std::move(found.best), expert.latency = found.latency;
   if (expert.latency >= kInfeasibleTime) return out;
-  for (int k = 0; k < std::max(1, c.expert_steps); ++k) out.loss = imitate(m, opt, {&expert.rollout});
+  for (int k = 0; k < std::max(1, c.expert_steps); ++k) out.loss = imitate(m, opt, expert.rollout);
   return out;
 }
 
@@ -422,7 +415,7 @@ void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& co
       step.mean_latency = e.found_latency, step.loss = e.loss;
     } else if (step.stage == ListTrainingStep::Stage::imitation) {
       Rollout r = m.rollout(p, 1, Choice::teacher, rng, c.objective);
-      step.loss = imitate(m, opt, {&r});
+      step.loss = imitate(m, opt, r);
       step.greedy_latency = step.best_latency = step.mean_latency = rewards[g]->evaluate(r.placements[0]).latency;
     } else {
       const int episode = it - c.imitation_iterations;
