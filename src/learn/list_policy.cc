@@ -126,7 +126,6 @@ struct ListPolicy::Impl {
     Rollout best;  // one rollout: the best placement's decisions and observations
     double latency = 0;
     double own_latency = 0;  // the policy's own placement's, the search's start
-    int evaluations = 0;
   };
   // Changes (decision, device) forced on top of an incumbent.
   using Change = std::vector<std::pair<int, int>>;
@@ -140,8 +139,8 @@ struct ListPolicy::Impl {
                   Tried* memory = nullptr);
 };
 
-// Limited-discrepancy decoding (ListPolicy::decode_with_discrepancies): the best rollout found,
-// its latency and the evaluations spent.
+// Limited-discrepancy decoding (ListPolicy::decode_with_discrepancies): the best rollout found
+// and its latency.
 ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& reward, int budget, int rounds,
                                                     Objective objective, Tried* memory) {
   std::mt19937_64 rng(0);  // unused: every decision is greedy or forced
@@ -226,7 +225,7 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
   }
   if (memory) memory->start = start, memory->changes = moved ? tried_from_start : tried;
   best_rollout.placements = {best};
-  return {std::move(best_rollout), best_latency, own_latency, budget - left};
+  return {std::move(best_rollout), best_latency, own_latency};
 }
 
 ListPolicy::ListPolicy(int hidden, std::uint64_t seed) {

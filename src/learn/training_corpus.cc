@@ -13,6 +13,18 @@ namespace devplace {
 
 namespace {
 
+// Calls change(link) on every link between two different devices and stores the result.
+template <class Change>
+void change_links(Cluster& c, Change change) {
+  for (int a = 0; a < c.num_devices(); ++a)
+    for (int b = 0; b < c.num_devices(); ++b)
+      if (a != b) {
+        Link l = c.link(a, b);
+        change(l);
+        c.set_link(l);
+      }
+}
+
 // Scales every device's speed, bandwidth and launch overhead and every link's bandwidth by
 // factors in [0.5, 2] (links by the product of two), and turns fusion on or off.
 Cluster perturbed(Cluster c, std::mt19937_64& rng) {
@@ -26,13 +38,7 @@ Cluster perturbed(Cluster c, std::mt19937_64& rng) {
     d.fusion = fusion ? default_fusion_rules(d.kind) : std::vector<std::string>{};
   }
   const double link = scale() * scale();
-  for (int a = 0; a < c.num_devices(); ++a)
-    for (int b = 0; b < c.num_devices(); ++b)
-      if (a != b) {
-        Link l = c.link(a, b);
-        l.bandwidth *= link;
-        c.set_link(l);
-      }
+  change_links(c, [&](Link& l) { l.bandwidth *= link; });
   return c;
 }
 
@@ -70,13 +76,7 @@ std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptio
     Cluster cluster = perturbed(synthetic_cluster(s.gpus), rng);
     if (o.slow_links > 0 && std::uniform_real_distribution<double>(0, 1)(slow_rng) < o.slow_links) {
       const double slower = std::exp(std::uniform_real_distribution<double>(0, std::log(100.0))(slow_rng));
-      for (int a = 0; a < cluster.num_devices(); ++a)
-        for (int b = 0; b < cluster.num_devices(); ++b)
-          if (a != b) {
-            Link l = cluster.link(a, b);
-            l.bandwidth /= slower;
-            cluster.set_link(l);
-          }
+      change_links(cluster, [&](Link& l) { l.bandwidth /= slower; });
     }
     if (o.split_memory) {
       std::int64_t weights = 0;
