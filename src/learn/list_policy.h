@@ -37,8 +37,8 @@ struct ListPolicyConfig {
   // with the policy of `samples` evaluations, then tune_steps imitation steps towards the best
   // placement found so far), or clipped policy gradient on `samples` sampled placements. Expert
   // iteration was chosen on Inception-V3 and BERT-base at 500 and 2,000 evaluations
-  // (docs/learned.md): its policy's own placement ends at the best it found, where policy
-  // gradient's ended above local search on Inception-V3.
+  // (docs/learned.md): its policy's own placement ends at or near the best it found, where
+  // policy gradient's ended above local search on Inception-V3.
   enum class Tuning { expert, policy_gradient } tuning = Tuning::expert;
   int tune_steps = 16;
   PolicyGradientOptions pg;
