@@ -92,7 +92,10 @@ std::string write_model_with(const std::string& op_type) {
   n1->set_name("relu"), n1->set_op_type("Relu"), n1->add_input("x"), n1->add_output("y");
   auto* n2 = g->add_node();
   n2->set_name("odd"), n2->set_op_type(op_type), n2->add_input("y"), n2->add_output("z");
-  const std::string path = ::testing::TempDir() + "/tiny_" + op_type + ".onnx";
+  // Named after the running test too: ctest runs tests in parallel, and a test reading the file
+  // while another rewrites it sees half a model.
+  const std::string path = ::testing::TempDir() + "/tiny_" + op_type + "_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".onnx";
   std::ofstream(path, std::ios::binary) << m.SerializeAsString();
   return path;
 }
