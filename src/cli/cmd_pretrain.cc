@@ -9,6 +9,7 @@
 #include "cli/command_list.h"
 #include "learn/list_policy.h"
 #include "learn/training_corpus.h"
+#include "place/placer.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log.h"
@@ -20,9 +21,11 @@ void add_pretrain_command(CLI::App& app) {
     std::string out, log, init, objective = "sim";
     std::vector<std::string> models, families = {"layered", "branchy", "transformer"};
     int clusters_per_model = 3;
+    std::string imitate;
+    long long imitate_budget = 0;
     int graphs = 64, imitation = 400, iterations = 1500, expert = 0, expert_budget = 32, expert_steps = 1, samples = 16,
         hidden = 64;
-    double lr = 1e-3, slow_links = 0;
+    double lr = 1e-3, slow_links = 0, cost_tables = 0;
     std::uint64_t seed = 1;
   };
   auto a = std::make_shared<Args>();
@@ -33,6 +36,13 @@ void add_pretrain_command(CLI::App& app) {
                   "--objective tarnawski)");
   cmd->add_option("--graphs", a->graphs, "Graphs in the synthetic corpus (default 64)");
   cmd->add_option("--imitation", a->imitation, "Updates imitating the earliest-finish choice (default 400)");
+  cmd->add_option("--imitate", a->imitate,
+                  "Imitate, per graph, this classical placer's placement (e.g. local-search; tarnawski-dp under "
+                  "--objective tarnawski) where it beats the earliest-finish choice, instead of the earliest-finish "
+                  "choice (default: not)");
+  cmd->add_option("--imitate-budget", a->imitate_budget,
+                  "Simulated evaluations of the --imitate placer per graph (default: the placer's own)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--iterations", a->iterations, "Policy-gradient updates after imitation (default 1500)");
   cmd->add_option("--expert", a->expert,
                   "Expert-iteration updates after policy gradient: search a graph with the policy, imitate the best "
@@ -58,6 +68,10 @@ void add_pretrain_command(CLI::App& app) {
   cmd->add_option("--slow-links", a->slow_links,
                   "Share of synthetic graphs whose links are slowed 1-100x (default 0)")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--cost-tables", a->cost_tables,
+                  "Share of synthetic graphs recast as cost graphs in the form of Tarnawski et al.'s (a host and 2-12 "
+                  "accelerators 3-30x faster, transfers 0.1-10x a median op) (default 0)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--log", a->log, "Write the training log as CSV");
   cmd->add_option("--model", a->models,
                   "Also train on this model (file or bundled name), with its input bindings after colons: "
@@ -71,7 +85,7 @@ void add_pretrain_command(CLI::App& app) {
     CorpusOptions co;
     co.graphs = a->graphs, co.seed = a->seed, co.clusters_per_model = a->clusters_per_model;
     co.split_memory = objective == Objective::tarnawski;
-    co.slow_links = a->slow_links;
+    co.slow_links = a->slow_links, co.cost_tables = a->cost_tables;
     co.families.clear();
     for (const auto& f : a->families)
       co.families.push_back(f == "branchy"       ? SyntheticFamily::branchy
@@ -90,6 +104,9 @@ void add_pretrain_command(CLI::App& app) {
     ListPolicyConfig c;
     c.hidden = a->hidden, c.samples = a->samples, c.lr = a->lr;
     c.imitation_iterations = a->imitation, c.iterations = a->iterations;
+    c.imitation_placer = a->imitate, c.imitation_budget = a->imitate_budget;
+    if (!c.imitation_placer.empty() && !classical_placers().contains(c.imitation_placer))
+      throw Error("", "", "--imitate " + c.imitation_placer + ": not a classical placer (devplace place --help lists them)");
     c.expert_iterations = a->expert, c.expert_budget = a->expert_budget, c.expert_steps = a->expert_steps;
     c.objective = objective;
     c.pg.entropy_start = 0.01, c.pg.entropy_end = 0.0, c.pg.lr_end_share = 0.1;

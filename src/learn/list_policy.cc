@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <numeric>
@@ -13,6 +14,7 @@
 #include "learn/ppo.h"
 #include "learn/schedule_env.h"
 #include "learn/torch_scope.h"
+#include "place/placer.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -139,6 +141,12 @@ struct ListPolicy::Impl {
                   Tried* memory = nullptr);
 };
 
+// Under Tarnawski's model, one candidate in kRunEvery of limited-discrepancy decoding forces a
+// run of kRunLengths[i] decisions (in turn) to one device. Chosen on their eight graphs among a
+// run every 2, 4 or 8 candidates, or none (docs/learned.md).
+constexpr std::size_t kRunEvery = 4;
+constexpr std::array<int, 3> kRunLengths = {4, 16, 64};
+
 // Limited-discrepancy decoding (ListPolicy::decode_with_discrepancies): the best rollout found
 // and its latency.
 ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& reward, int budget, int rounds,
@@ -187,8 +195,20 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     // One discrepancy each; once all are tried from this incumbent, two (among the 64 most doubtful,
     // the likeliest pairs first).
     std::vector<std::pair<float, Change>> candidates;
-    for (const auto& [prob, change] : doubts)
+    int runs_made = 0;
+    for (const auto& [prob, change] : doubts) {
       if (!tried.count({change})) candidates.push_back({prob, {change}});
+      // Under Tarnawski's model, every kRunEvery-th candidate moves a run of units in decision
+      // order (a topological order) to the same device: a contiguous set, or a stretch kept
+      // on the host, which one change and a greedy continuation rarely reach.
+      if (objective == Objective::tarnawski && candidates.size() % kRunEvery == 0) {
+        const int length = kRunLengths[runs_made++ % kRunLengths.size()];
+        Change run;
+        for (int t = change.first; t < std::min(T, change.first + length); ++t)
+          if (forced_best[t] < 0) run.push_back({t, change.second});
+        if (run.size() > 1 && !tried.count(run)) candidates.push_back({prob, std::move(run)});
+      }
+    }
     if (candidates.empty()) {
       const int top = std::min<int>(64, static_cast<int>(doubts.size()));
       for (int a = 0; a < top; ++a)
@@ -366,6 +386,57 @@ ExpertStep expert_step(ListPolicy::Impl& m, torch::optim::Adam& opt, const Probl
   return out;
 }
 
+// The rollout that decides as `target` does (where a decision's mask forbids the target's
+// device, the earliest-finish choice): an imitation target with the policy's own observations.
+Rollout follow(ListPolicy::Impl& m, const Problem& p, const Placement& target, Objective objective) {
+  ScheduleEnv env(p, objective);
+  Forced forced(1);
+  for (; !env.done(); env.step(target[env.current_op()])) forced[0].push_back(target[env.current_op()]);
+  std::mt19937_64 rng(0);  // unused: every decision is forced or the teacher's
+  return m.rollout(p, 1, Choice::teacher, rng, objective, &forced);
+}
+
+// Per problem, the imitation stage's target: the earliest-finish rollout, or the rollout of
+// c.imitation_placer's placement where that is faster.
+std::vector<Rollout> imitation_targets(ListPolicy::Impl& m, const std::vector<const Problem*>& corpus,
+                                       std::vector<std::unique_ptr<Reward>>& rewards, const ListPolicyConfig& c,
+                                       std::uint64_t seed, std::mt19937_64& rng) {
+  std::vector<Rollout> targets;
+  const PlacerRegistry placers = classical_placers();
+  for (std::size_t g = 0; g < corpus.size(); ++g) {
+    const Problem& p = *corpus[g];
+    Rollout teacher = m.rollout(p, 1, Choice::teacher, rng, c.objective);
+    const Evaluation own = rewards[g]->evaluate(teacher.placements[0]);
+    PlaceOptions o;
+    o.objective = c.objective, o.eval_budget = c.imitation_budget, o.seed = seed + g;
+    Placement target = placers.make(p, c.imitation_placer, o)->place(p, o);
+    // Where the earliest-finish choice does as well, take it (op by op in decision order; under
+    // the simulator, whose ops need not move together): what is left to imitate are the choices
+    // that made the placement faster, not the search's arbitrary ones.
+    auto latency = [&](const Placement& pl) {
+      const Evaluation e = rewards[g]->evaluate(pl);
+      return e.feasible ? e.latency : kInfeasibleTime;
+    };
+    double best = latency(target);
+    const Placement& heft = teacher.placements[0];
+    std::vector<int> order;  // the decision order, free of the ops' numbering
+    if (c.objective == Objective::simulator)
+      for (ScheduleEnv env(p); !env.done(); env.step(0)) order.push_back(env.current_op());
+    for (int v : order) {
+      if (best >= kInfeasibleTime || target[v] == heft[v]) continue;
+      const int mine = target[v];
+      target[v] = heft[v];
+      const double l = latency(target);
+      if (l <= best) best = l; else target[v] = mine;
+    }
+    Rollout found = follow(m, p, target, c.objective);
+    const Evaluation e = rewards[g]->evaluate(found.placements[0]);
+    const bool better = e.feasible && (!own.feasible || e.latency < own.latency);
+    targets.push_back(better ? std::move(found) : std::move(teacher));
+  }
+  return targets;
+}
+
 }  // namespace
 
 void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& corpus, const ListPolicyConfig& c,
@@ -394,6 +465,9 @@ void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& co
   };
   const int total = c.imitation_iterations + c.iterations + c.expert_iterations;
   ExpertMemory experts(corpus.size());
+  std::vector<Rollout> targets;
+  if (!c.imitation_placer.empty() && c.imitation_iterations > 0)
+    targets = imitation_targets(m, corpus, rewards, c, seed, rng);
   for (int it = 0; it < total; ++it) {
     const int g = pick();
     const Problem& p = *corpus[g];
@@ -413,7 +487,7 @@ void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& co
       step.greedy_latency = e.greedy_latency, step.best_latency = experts[g].latency;
       step.mean_latency = e.found_latency, step.loss = e.loss;
     } else if (step.stage == ListTrainingStep::Stage::imitation) {
-      Rollout r = m.rollout(p, 1, Choice::teacher, rng, c.objective);
+      Rollout r = targets.empty() ? m.rollout(p, 1, Choice::teacher, rng, c.objective) : targets[g];
       step.loss = imitate(m, opt, r);
       step.greedy_latency = step.best_latency = step.mean_latency = rewards[g]->evaluate(r.placements[0]).latency;
     } else {

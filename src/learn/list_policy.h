@@ -26,6 +26,12 @@ struct ListPolicyConfig {
   int samples = 16;              // placements per update
   double lr = 1e-3;              // Adam, both stages
   int imitation_iterations = 0;  // updates imitating the earliest-finish choice
+  // When set, the imitation stage imitates instead, per problem, the better of the
+  // earliest-finish placement and this classical placer's (e.g. local-search, tarnawski-dp) with
+  // imitation_budget evaluations (0: its default): the policy first learns placements a search
+  // found good, not HEFT's choices.
+  std::string imitation_placer;
+  long long imitation_budget = 0;
   int iterations = 0;            // policy-gradient updates
   // Expert iteration after policy gradient: each update searches one problem with the policy
   // (limited-discrepancy decoding, expert_budget rollouts), keeps the best placement ever found for
@@ -86,7 +92,8 @@ class ListPolicy {
   // at the next most doubtful decisions; once every single change is tried, pairs of them). At
   // most `budget` evaluations of `reward`; the best. rounds <= 0: rounds of 16 rollouts, at least
   // 2 (chosen among 1, 2, 4, 8 rounds at 64 evaluations and 8 to 250 at 500 and 2,000;
-  // docs/learned.md says on what).
+  // docs/learned.md says on what). Under Tarnawski's model every fourth rollout instead moves a
+  // run of 4, 16 or 64 decisions (units in topological order) to the one device.
   Placement decode_with_discrepancies(const Problem& problem, Reward& reward, int budget, int rounds = 0,
                                       Objective objective = Objective::simulator) const;
 

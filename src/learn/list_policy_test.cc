@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -15,6 +16,7 @@
 #include "place/placer.h"
 #include "place/tarnawski_objective.h"
 #include "sim/simulator.h"
+#include "sim/test_graphs.h"
 #include "util/error.h"
 
 namespace devplace {
@@ -52,6 +54,32 @@ TEST(ListPolicy, ImitationLearnsTheEarliestFinishChoiceOnUnseenGraphs) {
     Simulator sim(p);
     EXPECT_LE(sim.makespan(mine), 1.05 * sim.makespan(ref)) << p.graph().name();
   }
+}
+
+// Imitating local search's placements instead of the earliest-finish choice: the policy's own
+// placements on its training graphs become faster, as fast as search's, not HEFT's.
+TEST(ListPolicy, ImitatingSearchLearnsFasterPlacementsThanImitatingTheEarliestFinishChoice) {
+  SmallCorpus train;
+  ListPolicy heft_taught(32, 2), search_taught(32, 2);
+  ListPolicyConfig c;
+  c.imitation_iterations = 400;
+  train_list_policy(heft_taught, train.problems(), c, 2);
+  c.imitation_placer = "local-search", c.imitation_budget = 3000;
+  train_list_policy(search_taught, train.problems(), c, 2);
+  double heft = 0, searched = 0, taught_heft = 0, taught_search = 0;
+  const auto search = make_local_search_placer();
+  for (const Problem* p : train.problems()) {
+    Simulator sim(*p);
+    PlaceOptions o;
+    o.eval_budget = 3000;
+    heft += sim.makespan(teacher(*p));
+    searched += std::min(sim.makespan(teacher(*p)), sim.makespan(search->place(*p, o)));
+    taught_heft += sim.makespan(heft_taught.greedy(*p));
+    taught_search += sim.makespan(search_taught.greedy(*p));
+  }
+  ASSERT_LT(searched, 0.95 * heft) << "search must find better placements than HEFT's for the test to mean anything";
+  EXPECT_LT(taught_search, 0.97 * taught_heft) << "HEFT " << heft << " s, search " << searched << " s";
+  EXPECT_LT(taught_search, heft);
 }
 
 TEST(ListPolicy, TrainingBeatsTheUntrainedPolicyOnUnseenGraphs) {
@@ -233,6 +261,36 @@ TEST(ListPolicy, DiscrepancyDecodingKeepsToItsBudgetAndNeverLosesToTheOwnPlaceme
   EXPECT_LE(counted.count(), 120);
 }
 
+// Under Tarnawski's model a transfer can cost more than the work it saves: on a chain whose
+// every crossing costs 20 host ops, the decoding's runs of units moved together reach the best
+// placement (all on the accelerator) from more untrained policies' placements than one change
+// at a time and a greedy continuation does.
+TEST(ListPolicy, TarnawskiDiscrepancyDecodingMovesRunsOfUnitsTogether) {
+  test::Builder b;
+  std::string last;
+  for (int i = 0; i < 48; ++i) {
+    const std::string name = "op" + std::to_string(i);
+    b.op(name, last.empty() ? std::vector<std::string>{} : std::vector<std::string>{last}, 1, 0.5, 20);
+    last = name;
+  }
+  b.g.finalize();
+  Cluster c = test::two_devices();
+  c.devices[1].name = "fpga0", c.devices[1].kind = "accel";
+  for (auto& [op, row] : b.table.op_time) row = {{"cpu", row["cpu"]}, {"fpga0", row["gpu"]}};
+  Problem p(b.g, c, &b.table);
+  auto reward = make_reward(p, Objective::tarnawski);
+  Placement host(p.num_ops(), 0), accelerator(p.num_ops(), 1);
+  const double best = std::min(reward->evaluate(host).latency, reward->evaluate(accelerator).latency);
+  int reached = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    const ListPolicy policy(16, seed);  // untrained
+    const Placement found = policy.decode_with_discrepancies(p, *reward, 64, 0, Objective::tarnawski);
+    reached += reward->evaluate(found).latency <= best * (1 + 1e-9);
+  }
+  // 6 of 10 with the runs; 4 of 10 with single changes only (the decoding before the runs).
+  EXPECT_GE(reached, 6);
+}
+
 // Training under Tarnawski's model (pretrain --objective tarnawski): on graphs whose weights no
 // accelerator holds alone, every placement the policy makes is feasible, it uses accelerators,
 // and training makes it faster than its untrained self on unseen graphs.
@@ -257,6 +315,57 @@ TEST(TrainingCorpus, SlowLinksSlowAShareOfTheLinksAndNothingElse) {
   }
   EXPECT_GE(slower, 10);
   EXPECT_LE(slower, 30);
+}
+
+// Recast graphs look like Tarnawski et al.'s cost graphs: a host and 2-12 accelerators, each
+// accelerator the same 3-30x faster on every op of a graph, a median transfer 0.1-10x a median
+// op's host time; the rest of the corpus is as without the option.
+TEST(TrainingCorpus, CostTablesRecastAShareAsCostGraphsInTarnawskiForm) {
+  CorpusOptions co;
+  co.graphs = 40, co.min_ops = 20, co.max_ops = 40;
+  const auto plain = make_training_corpus(co);
+  co.cost_tables = 0.5;
+  const auto recast = make_training_corpus(co);
+  ASSERT_EQ(plain.size(), recast.size());
+  int tables = 0;
+  for (std::size_t k = 0; k < plain.size(); ++k) {
+    const Problem &a = *plain[k]->problem, &b = *recast[k]->problem;
+    ASSERT_EQ(a.graph().num_ops(), b.graph().num_ops());
+    if (b.cluster().name != "corpus-cost-table") {
+      EXPECT_EQ(a.cluster().num_devices(), b.cluster().num_devices());
+      EXPECT_EQ(a.op_time(0, 0), b.op_time(0, 0));
+      continue;
+    }
+    ++tables;
+    const int D = b.num_devices();
+    EXPECT_GE(D, 3);
+    EXPECT_LE(D, 13);
+    EXPECT_EQ(b.cluster().devices[0].kind, "cpu");
+    double speedup = 0;
+    std::vector<double> host, transfer;
+    for (int v = 0; v < b.num_ops(); ++v) {
+      const double h = b.op_time(v, 0);
+      if (!(h > 0)) continue;
+      host.push_back(h);
+      EXPECT_DOUBLE_EQ(h, a.op_time(v, a.host())) << "the host time is the roofline's";
+      for (int d = 1; d < D; ++d) {
+        EXPECT_EQ(b.cluster().devices[d].kind, "accel");
+        if (speedup == 0) speedup = h / b.op_time(v, d);
+        EXPECT_NEAR(h / b.op_time(v, d), speedup, 1e-9 * speedup);
+      }
+    }
+    EXPECT_GE(speedup, 3 - 1e-9);
+    EXPECT_LE(speedup, 30 + 1e-9);
+    for (int t = 0; t < static_cast<int>(b.graph().tensors().size()); ++t)
+      if (b.graph().tensor(t).bytes() > 0) transfer.push_back(b.transfer_time(t, 0, 1));
+    std::nth_element(host.begin(), host.begin() + host.size() / 2, host.end());
+    std::nth_element(transfer.begin(), transfer.begin() + transfer.size() / 2, transfer.end());
+    const double share = transfer[transfer.size() / 2] / host[host.size() / 2];
+    EXPECT_GE(share, 0.1 * 0.5);  // medians over tensors and over ops with outputs: close, not equal
+    EXPECT_LE(share, 10 * 2.0);
+  }
+  EXPECT_GE(tables, 10);
+  EXPECT_LE(tables, 30);
 }
 
 TEST(ListPolicy, TrainsUnderTheTarnawskiModel) {

@@ -1,5 +1,6 @@
 #include "learn/training_corpus.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -42,11 +43,64 @@ Cluster perturbed(Cluster c, std::mt19937_64& rng) {
   return c;
 }
 
+// Recasts `graph` on `roofline` (its synthetic cluster) as a cost graph in the style of
+// Tarnawski et al.'s files (CorpusOptions::cost_tables): writes the cluster and the table.
+void cost_table_problem(const Graph& graph, const Problem& roofline, std::mt19937_64& rng, Cluster& cluster,
+                        CostTable& table) {
+  auto uniform = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+  const int accelerators = std::uniform_int_distribution<int>(2, 12)(rng);
+  const double speedup = std::exp(uniform(std::log(3.0), std::log(30.0)));
+  const double transfer_share = std::exp(uniform(std::log(0.1), std::log(10.0)));
+  const int host = roofline.host();
+  std::vector<double> host_times, bytes;
+  for (int v = 0; v < graph.num_ops(); ++v) {
+    const double t = roofline.op_time(v, host);
+    if (t > 0 && t < kInfeasibleTime) host_times.push_back(t);
+    for (int out : graph.op(v).outputs)
+      if (graph.tensor(out).bytes() > 0) bytes.push_back(static_cast<double>(graph.tensor(out).bytes()));
+  }
+  auto median = [](std::vector<double> x) {
+    if (x.empty()) return 1.0;
+    std::nth_element(x.begin(), x.begin() + x.size() / 2, x.end());
+    return x[x.size() / 2];
+  };
+  // Seconds per byte: a median tensor costs transfer_share x a median op's host time.
+  const double per_byte = transfer_share * median(host_times) / median(bytes);
+  std::int64_t weights = 0;
+  for (const auto& op : graph.ops()) weights += op.weight_bytes;
+  cluster = Cluster();
+  cluster.name = "corpus-cost-table";
+  Device cpu;
+  cpu.name = "cpu", cpu.kind = "cpu", cpu.memory_bytes = 0;
+  cluster.devices.push_back(cpu);
+  const std::int64_t memory = uniform(0, 1) < 0.5 ? std::int64_t{0} : std::max<std::int64_t>(1, weights / std::uniform_int_distribution<int>(1, 4)(rng));
+  for (int a = 0; a < accelerators; ++a) {
+    Device d;
+    d.name = "fpga" + std::to_string(a), d.kind = "accel", d.memory_bytes = memory;
+    cluster.devices.push_back(d);
+  }
+  for (int a = 0; a < cluster.num_devices(); ++a)
+    for (int b = 0; b < cluster.num_devices(); ++b)
+      if (a != b) cluster.set_link({a, b, 1.0 / per_byte, 0});
+  table = CostTable();
+  for (int v = 0; v < graph.num_ops(); ++v) {
+    const Op& op = graph.op(v);
+    const double t = roofline.op_time(v, host);
+    if (!(t < kInfeasibleTime)) continue;
+    auto& row = table.op_time[op.name];
+    row["cpu"] = t;
+    for (int a = 0; a < accelerators; ++a) row["fpga" + std::to_string(a)] = t / speedup;
+    for (int out : op.outputs)
+      table.transfer_time[graph.tensor(out).name] = static_cast<double>(graph.tensor(out).bytes()) * per_byte;
+  }
+}
+
 }  // namespace
 
 std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptions& o) {
   std::mt19937_64 rng(o.seed);
   std::mt19937_64 slow_rng(o.seed + 0x5105);  // its own stream: the corpus otherwise stays as without it
+  std::mt19937_64 table_rng(o.seed + 0x7ab1e);  // the same for cost_tables
   auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   std::vector<std::unique_ptr<CorpusGraph>> corpus;
   for (int k = 0; k < o.graphs; ++k) {
@@ -84,7 +138,15 @@ std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptio
       for (int d = 1; d < cluster.num_devices(); ++d)  // device 0 is the host
         cluster.devices[d].memory_bytes = std::max<std::int64_t>(1, weights / integer(2, 6));
     }
-    item->problem = std::make_unique<Problem>(*graph, std::move(cluster));
+    if (o.cost_tables > 0 && std::uniform_real_distribution<double>(0, 1)(table_rng) < o.cost_tables) {
+      const Problem roofline(*graph, cluster);
+      Cluster recast;
+      CostTable table;
+      cost_table_problem(*graph, roofline, table_rng, recast, table);
+      item->problem = std::make_unique<Problem>(*graph, std::move(recast), &table);
+    } else {
+      item->problem = std::make_unique<Problem>(*graph, std::move(cluster));
+    }
     item->graph = std::move(graph);
     corpus.push_back(std::move(item));
   }

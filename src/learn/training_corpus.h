@@ -36,6 +36,13 @@ struct CorpusOptions {
   // [1, 100], so that a corpus also holds graphs where a transfer costs many ops' time (as on
   // Tarnawski et al.'s layer graphs). 0 draws nothing (the corpora of the shipped policies).
   double slow_links = 0;
+  // The share of synthetic graphs recast in the form of Tarnawski et al.'s cost graphs: a host
+  // and 2-12 accelerators ("accel", as their importer makes them) with every op's time in a
+  // table: its roofline time on the host, an accelerator 3-30x faster (per graph), and each
+  // tensor's transfer its size over a bandwidth drawn so that a median transfer costs 0.1-10x a
+  // median op's host time. Their layer graphs sit at the far end of that range (a transfer up to
+  // twice the op that produced it), which the roofline corpus rarely reaches. 0: none.
+  double cost_tables = 0;
 };
 
 struct CorpusGraph {
