@@ -24,7 +24,7 @@ void add_pretrain_command(CLI::App& app) {
     std::string imitate;
     long long imitate_budget = 0;
     int graphs = 64, imitation = 400, iterations = 1500, expert = 0, expert_budget = 32, expert_steps = 1, samples = 16,
-        hidden = 64;
+        hidden = 64, context = 0;
     double lr = 1e-3, slow_links = 0, cost_tables = 0;
     std::uint64_t seed = 1;
   };
@@ -52,6 +52,10 @@ void add_pretrain_command(CLI::App& app) {
   cmd->add_option("--expert-steps", a->expert_steps, "Imitation steps per expert-iteration search (default 1)");
   cmd->add_option("--samples", a->samples, "Placements sampled per update (default 16)");
   cmd->add_option("--hidden", a->hidden, "Width of the scorer's hidden layers (default 64)");
+  cmd->add_option("--context", a->context,
+                  "Width of a network reading the graph around each op (message passing over producers and "
+                  "consumers), 0 for none (default 0)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--lr", a->lr, "Adam learning rate (default 1e-3)");
   cmd->add_option("--seed", a->seed, "Seed of the corpus, the network and the samples (default 1)");
   cmd->add_option("--families", a->families,
@@ -110,7 +114,7 @@ void add_pretrain_command(CLI::App& app) {
     c.expert_iterations = a->expert, c.expert_budget = a->expert_budget, c.expert_steps = a->expert_steps;
     c.objective = objective;
     c.pg.entropy_start = 0.01, c.pg.entropy_end = 0.0, c.pg.lr_end_share = 0.1;
-    ListPolicy policy = a->init.empty() ? ListPolicy(c.hidden, a->seed) : ListPolicy::load(a->init);
+    ListPolicy policy = a->init.empty() ? ListPolicy(c.hidden, a->seed, a->context) : ListPolicy::load(a->init);
     std::string csv = "iteration,graph,stage,greedy_ms,mean_ms,best_ms,reference_ms,entropy,loss\n";
     log::Progress bar("pretrain", static_cast<std::size_t>(c.imitation_iterations + c.iterations + c.expert_iterations));
     double recent = 0;

@@ -28,8 +28,8 @@ constexpr std::int64_t kFormat = 1;  // bump when the features or the network ch
 // One shared scorer for every (op, device) row.
 struct ScorerImpl : torch::nn::Module {
   torch::nn::Linear l1{nullptr}, l2{nullptr}, out{nullptr};
-  explicit ScorerImpl(int hidden) {
-    l1 = register_module("l1", torch::nn::Linear(kF, hidden));
+  ScorerImpl(int hidden, int context) {
+    l1 = register_module("l1", torch::nn::Linear(kF + context, hidden));
     l2 = register_module("l2", torch::nn::Linear(hidden, hidden));
     out = register_module("out", torch::nn::Linear(hidden, 1));
   }
@@ -37,6 +37,57 @@ struct ScorerImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& rows) { return out(torch::relu(l2(torch::relu(l1(rows))))).squeeze(-1); }
 };
 TORCH_MODULE(Scorer);
+
+// The graph around every op, as a vector per op: its static features (ScheduleEnv::op_features)
+// through rounds of mean message passing from its producers and from its consumers (separate
+// weights), so decisions alike in the partial schedule can differ by where the op sits.
+struct ContextImpl : torch::nn::Module {
+  static constexpr int kRounds = 2;
+  torch::nn::Linear in{nullptr};
+  std::vector<torch::nn::Linear> self, from_producers, from_consumers;
+  explicit ContextImpl(int width) {
+    in = register_module("op_features", torch::nn::Linear(ScheduleEnv::kOpFeatures, width));
+    for (int r = 0; r < kRounds; ++r) {
+      self.push_back(register_module("own" + std::to_string(r), torch::nn::Linear(width, width)));
+      from_producers.push_back(register_module("producers" + std::to_string(r), torch::nn::Linear(width, width)));
+      from_consumers.push_back(register_module("consumers" + std::to_string(r), torch::nn::Linear(width, width)));
+    }
+  }
+  // x [n, kOpFeatures]; edges src -> dst [E]; in/out degrees [n, 1] (at least 1) -> [n, width]
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& src, const torch::Tensor& dst,
+                        const torch::Tensor& in_degree, const torch::Tensor& out_degree) {
+    auto h = torch::relu(in(x));
+    for (int r = 0; r < kRounds; ++r) {
+      auto producers = torch::zeros_like(h).index_add(0, dst, h.index_select(0, src)) / in_degree;
+      auto consumers = torch::zeros_like(h).index_add(0, src, h.index_select(0, dst)) / out_degree;
+      h = torch::relu(self[r](h) + from_producers[r](producers) + from_consumers[r](consumers));
+    }
+    return h;
+  }
+};
+TORCH_MODULE(Context);
+
+// What the context network reads of one problem.
+struct GraphInputs {
+  torch::Tensor x, src, dst, in_degree, out_degree;
+};
+
+GraphInputs graph_inputs(const Problem& p, const ScheduleEnv& env) {
+  const Graph& g = p.graph();
+  const int n = p.num_ops();
+  GraphInputs in;
+  in.x = torch::from_blob(env.op_features().data(), {n, ScheduleEnv::kOpFeatures}, torch::kFloat).clone();
+  std::vector<std::int64_t> src, dst;
+  std::vector<float> in_degree(n, 0), out_degree(n, 0);
+  for (int v = 0; v < n; ++v)
+    for (int u : g.preds(v)) src.push_back(u), dst.push_back(v), ++in_degree[v], ++out_degree[u];
+  for (int v = 0; v < n; ++v) in_degree[v] = std::max(1.f, in_degree[v]), out_degree[v] = std::max(1.f, out_degree[v]);
+  in.src = torch::tensor(src, torch::kLong);
+  in.dst = torch::tensor(dst, torch::kLong);
+  in.in_degree = torch::tensor(in_degree).unsqueeze(1);
+  in.out_degree = torch::tensor(out_degree).unsqueeze(1);
+  return in;
+}
 
 torch::Tensor masked_log_softmax(const torch::Tensor& scores, const torch::Tensor& allowed) {
   return torch::log_softmax(scores.masked_fill(allowed.logical_not(), -1e9), -1);
@@ -47,6 +98,8 @@ torch::Tensor masked_log_softmax(const torch::Tensor& scores, const torch::Tenso
 struct Rollout {
   torch::Tensor features, allowed, actions;
   std::vector<Placement> placements;
+  torch::Tensor ops;   // [T] the op of every decision (the same in every episode)
+  GraphInputs graph;   // for the context network, when the policy has one
 };
 
 enum class Choice { greedy_then_sample, greedy, teacher };
@@ -57,9 +110,31 @@ using Forced = std::vector<std::vector<int>>;
 }  // namespace
 
 struct ListPolicy::Impl {
-  int hidden;
+  int hidden, context;
   Scorer net;
-  explicit Impl(int h) : hidden(h), net(h) {}
+  Context ctx{nullptr};
+  Impl(int h, int c) : hidden(h), context(c), net(h, c) {
+    if (c > 0) ctx = Context(c);
+  }
+  std::vector<torch::Tensor> parameters() {
+    auto all = net->parameters();
+    if (context > 0)
+      for (auto& t : ctx->parameters()) all.push_back(t);
+    return all;
+  }
+  // Per op, the context network's vector [n, context] (undefined without one).
+  torch::Tensor embed(const GraphInputs& g) {
+    if (context == 0) return {};
+    return ctx->forward(g.x, g.src, g.dst, g.in_degree, g.out_degree);
+  }
+  // Scores of feature rows [..., D, F], with each decision's op context rows [..., c] (broadcast
+  // over the devices; ignored without a context network).
+  torch::Tensor scores(const torch::Tensor& features, const torch::Tensor& rows) {
+    if (context == 0) return net->forward(features);
+    auto sizes = features.sizes().vec();
+    sizes.back() = context;
+    return net->forward(torch::cat({features, rows.unsqueeze(-2).expand(sizes)}, -1));
+  }
 
   Rollout rollout(const Problem& p, int K, Choice how, std::mt19937_64& rng,
                   Objective objective = Objective::simulator, const Forced* forced = nullptr) {
@@ -70,6 +145,9 @@ struct ListPolicy::Impl {
     for (int k = 1; k < K; ++k) envs.push_back(envs[0]);  // the same order and units; copies are cheaper
     const int T = envs[0].num_decisions(), D = p.num_devices();
     Rollout r;
+    if (context > 0) r.graph = graph_inputs(p, envs[0]);
+    const torch::Tensor emb = embed(r.graph);
+    std::vector<std::int64_t> ops(T);
     r.features = torch::zeros({K, T, D, kF});
     r.allowed = torch::zeros({K, T, D}, torch::kBool);
     r.actions = torch::zeros({K, T}, torch::kLong);
@@ -84,10 +162,13 @@ struct ListPolicy::Impl {
         envs[k].observe(f + row * kF, allowed.data());
         for (int d = 0; d < D; ++d) a[row + d] = allowed[d] != 0;
       }
+      ops[t] = envs[0].current_op();
       torch::Tensor probs;  // [K, D]
-      if (how != Choice::teacher)
+      if (how != Choice::teacher) {
+        const torch::Tensor rows = context > 0 ? emb[ops[t]].expand({K, context}) : torch::Tensor();
         probs = torch::softmax(
-            net->forward(r.features.select(1, t)).masked_fill(r.allowed.select(1, t).logical_not(), -1e9), -1);
+            scores(r.features.select(1, t), rows).masked_fill(r.allowed.select(1, t).logical_not(), -1e9), -1);
+      }
       for (int k = 0; k < K; ++k) {
         int d = 0;
         const bool* ok = a + (static_cast<std::size_t>(k) * T + t) * D;
@@ -119,10 +200,19 @@ struct ListPolicy::Impl {
       }
     }
     for (auto& e : envs) r.placements.push_back(e.placement());
+    r.ops = torch::tensor(ops, torch::kLong);
     return r;
   }
 
-  torch::Tensor log_probs(const Rollout& r) { return masked_log_softmax(net->forward(r.features), r.allowed); }
+  // Per decision's op, its context rows [T, c] (undefined without a context network).
+  torch::Tensor op_rows(const Rollout& r) {
+    return context > 0 ? embed(r.graph).index_select(0, r.ops) : torch::Tensor();
+  }
+  torch::Tensor log_probs(const Rollout& r) {
+    torch::Tensor rows = op_rows(r);
+    if (rows.defined()) rows = rows.unsqueeze(0).expand({r.features.size(0), -1, -1});
+    return masked_log_softmax(scores(r.features, rows), r.allowed);
+  }
 
   struct Searched {
     Rollout best;  // one rollout: the best placement's decisions and observations
@@ -177,7 +267,7 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     {
       torch::NoGradGuard no_grad;
       probs = torch::softmax(
-          net->forward(best_rollout.features[0]).masked_fill(best_rollout.allowed[0].logical_not(), -1e9), -1);
+          scores(best_rollout.features[0], op_rows(best_rollout)).masked_fill(best_rollout.allowed[0].logical_not(), -1e9), -1);
     }
     auto pr = probs.accessor<float, 2>();
     auto taken = best_rollout.actions.accessor<std::int64_t, 2>();
@@ -248,9 +338,9 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
   return {std::move(best_rollout), best_latency, own_latency};
 }
 
-ListPolicy::ListPolicy(int hidden, std::uint64_t seed) {
+ListPolicy::ListPolicy(int hidden, std::uint64_t seed, int context) {
   TorchScope scope(seed);
-  impl_ = std::make_unique<Impl>(hidden);
+  impl_ = std::make_unique<Impl>(hidden, context);
 }
 ListPolicy::~ListPolicy() = default;
 ListPolicy::ListPolicy(ListPolicy&&) noexcept = default;
@@ -259,7 +349,15 @@ ListPolicy& ListPolicy::operator=(ListPolicy&&) noexcept = default;
 void ListPolicy::save(const std::string& path) const {
   torch::serialize::OutputArchive ar;
   impl_->net->save(ar);
-  ar.write("format", torch::tensor({kFormat, static_cast<std::int64_t>(impl_->hidden)}));
+  if (impl_->context > 0) {  // format 2: a context network beside the scorer
+    torch::serialize::OutputArchive sub;
+    impl_->ctx->save(sub);
+    ar.write("context", sub);
+    ar.write("format", torch::tensor({kFormat + 1, static_cast<std::int64_t>(impl_->hidden),
+                                      static_cast<std::int64_t>(impl_->context)}));
+  } else {
+    ar.write("format", torch::tensor({kFormat, static_cast<std::int64_t>(impl_->hidden)}));
+  }
   save_archive_atomically(ar, path);
 }
 
@@ -273,11 +371,19 @@ ListPolicy ListPolicy::load(const std::string& path) {
   } catch (const c10::Error&) {
     throw Error(path, "", "not a learned-placer policy (a LibTorch archive with a 'format' entry)");
   }
-  if (format.numel() != 2 || format[0].item<std::int64_t>() != kFormat)
+  const bool plain = format.numel() == 2 && format[0].item<std::int64_t>() == kFormat;
+  const bool with_context = format.numel() == 3 && format[0].item<std::int64_t>() == kFormat + 1;
+  if (!plain && !with_context)
     throw Error(path, "", "a policy of another format version; retrain it with this devplace");
-  ListPolicy policy(static_cast<int>(format[1].item<std::int64_t>()));
+  ListPolicy policy(static_cast<int>(format[1].item<std::int64_t>()), 1,
+                    with_context ? static_cast<int>(format[2].item<std::int64_t>()) : 0);
   try {
     policy.impl_->net->load(ar);
+    if (with_context) {
+      torch::serialize::InputArchive sub;
+      ar.read("context", sub);
+      policy.impl_->ctx->load(sub);
+    }
   } catch (const c10::Error&) {
     throw Error(path, "", "the policy's weights do not match its declared size");
   }
@@ -445,7 +551,7 @@ void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& co
   TorchScope scope(seed);
   std::mt19937_64 rng(seed);
   auto& m = policy.impl();
-  torch::optim::Adam opt(m.net->parameters(), torch::optim::AdamOptions(c.lr));
+  torch::optim::Adam opt(m.parameters(), torch::optim::AdamOptions(c.lr));
   // References (best single device) once per graph.
   std::vector<std::unique_ptr<Reward>> rewards;
   std::vector<double> references;
@@ -523,7 +629,7 @@ ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& p, Rewar
     if (latency < out.best_latency) out.best_latency = latency, out.best = pl;
   };
   const double reference = best_single_device(p, counted).latency;
-  torch::optim::Adam opt(m.net->parameters(), torch::optim::AdamOptions(c.lr));
+  torch::optim::Adam opt(m.parameters(), torch::optim::AdamOptions(c.lr));
   if (c.tuning == ListPolicyConfig::Tuning::expert) {
     // Searches of c.samples evaluations, each followed by imitation of the best placement so far;
     // one evaluation stays for the final placement.

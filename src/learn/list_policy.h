@@ -69,7 +69,9 @@ const char* stage_name(ListTrainingStep::Stage stage);
 
 class ListPolicy {
  public:
-  explicit ListPolicy(int hidden = 64, std::uint64_t seed = 1);
+  // context > 0: a network of that width also reads the graph around each op (message passing
+  // over producers and consumers from static op features) and the scorer sees its vector.
+  explicit ListPolicy(int hidden = 64, std::uint64_t seed = 1, int context = 0);
   ~ListPolicy();
   ListPolicy(ListPolicy&&) noexcept;
   ListPolicy& operator=(ListPolicy&&) noexcept;

@@ -82,6 +82,33 @@ TEST(ListPolicy, ImitatingSearchLearnsFasterPlacementsThanImitatingTheEarliestFi
   EXPECT_LT(taught_search, heft);
 }
 
+// A policy with a graph-context network (message passing over the ops' producers and
+// consumers) learns the earliest-finish choice like the plain one, and survives a save and load.
+TEST(ListPolicy, ContextNetworkLearnsAndSurvivesSaveAndLoad) {
+  SmallCorpus train;
+  auto unseen = make_training_corpus({3, 120, 160, 99, {}, 0});
+  ListPolicy untrained(32, 1, 16), policy(32, 1, 16);
+  ListPolicyConfig c;
+  c.imitation_iterations = 400;
+  train_list_policy(policy, train.problems(), c, 1);
+  const std::string path = ::testing::TempDir() + "/context_policy.pt";
+  policy.save(path);
+  const ListPolicy loaded = ListPolicy::load(path);
+  double before = 0, after = 0;
+  for (auto& g : unseen) {
+    const Problem& p = *g->problem;
+    const Placement mine = policy.greedy(p), ref = teacher(p);
+    int same = 0;
+    for (int i = 0; i < p.num_ops(); ++i) same += mine[i] == ref[i];
+    EXPECT_GE(same, 0.9 * p.num_ops()) << p.graph().name();
+    EXPECT_EQ(loaded.greedy(p), mine) << p.graph().name();
+    Simulator sim(p);
+    before += sim.makespan(untrained.greedy(p));
+    after += sim.makespan(mine);
+  }
+  EXPECT_LT(after, 0.9 * before);
+}
+
 TEST(ListPolicy, TrainingBeatsTheUntrainedPolicyOnUnseenGraphs) {
   SmallCorpus train;
   auto unseen = make_training_corpus({4, 100, 150, 77, {}, 0});

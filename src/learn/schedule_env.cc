@@ -193,6 +193,36 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
   }
 }
 
+std::vector<float> ScheduleEnv::op_features() const {
+  std::vector<float> x(static_cast<std::size_t>(n_) * kOpFeatures, 0.f);
+  std::vector<char> decides(n_, 0);
+  for (int v : decisions_) decides[v] = 1;
+  for (const auto& unit : unit_ops_)
+    for (int v : unit) decides[v] = 1;
+  const double u = unit_;
+  for (int v = 0; v < n_; ++v) {
+    float* r = &x[static_cast<std::size_t>(v) * kOpFeatures];
+    double fastest = kInfeasibleTime, slowest = 0;
+    for (int d = 0; d < D_; ++d) {
+      const double t = p_.op_time(v, d);
+      if (t < kInfeasibleTime) fastest = std::min(fastest, t), slowest = std::max(slowest, t);
+    }
+    double out_cost = 0;
+    const int outs = edges_.out_end(v) - edges_.out_begin(v);
+    for (int k = edges_.out_begin(v); k < edges_.out_end(v); ++k) out_cost += edges_.mean_cost(edges_.out_edge(k));
+    if (fastest < kInfeasibleTime) {
+      r[0] = slog(fastest / u);
+      r[1] = slog((slowest - fastest) / std::max(fastest, 0.01 * u));
+    }
+    r[2] = slog(rank_[v] / u);
+    r[3] = outs ? slog(out_cost / outs / u) : 0.f;
+    r[4] = slog(edges_.in_end(v) - edges_.in_begin(v));
+    r[5] = slog(outs);
+    r[6] = decides[v];
+  }
+  return x;
+}
+
 bool ScheduleEnv::is_allowed(int d) const {
   if (contiguity_) return (contiguity_->allowed(unit_of_decision_[step_]) >> d) & 1;
   bool any_fits = false, any_runs = false;

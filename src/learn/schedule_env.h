@@ -55,6 +55,13 @@ class ScheduleEnv {
   // which devices are allowed (the op runs there and, where memory is limited, fits; when no
   // device fits, those that can run it; when none can, device 0).
   void observe(float* features, std::uint8_t* allowed) const;
+  // Static features of every op, [num_ops x kOpFeatures] row-major, for a network that reads the
+  // graph around the op at hand (ListPolicy's context): its fastest time, how much slower its
+  // slowest device is, its upward rank, the mean cost of moving its outputs, its numbers of
+  // producers and consumers (log scale, time in the environment's unit), and whether it takes a
+  // decision (constants do not).
+  static constexpr int kOpFeatures = 7;
+  std::vector<float> op_features() const;
   // The allowed device with the earliest estimated finish (ties: lower index): HEFT's choice
   // without insertion, the teacher of the imitation stage.
   int earliest_finish_device() const;
