@@ -337,5 +337,21 @@ TEST(Cli, TrainLearnedFineTunesWithinItsBudget) {
   EXPECT_EQ(t.output.find(" inf ms"), std::string::npos) << t.output;                        // feasible
 }
 
+// pretrain's imitation of a classical placer, the Tarnawski-form corpus and the context network
+// on a tiny corpus; an unknown placer is a one-line error before any training.
+TEST(Cli, PretrainImitatesAPlacerAndWritesAContextPolicy) {
+  const std::string out = ::testing::TempDir() + "/cli_pretrain_context.pt";
+  Result r = devplace("pretrain -q --graphs 3 --imitation 20 --iterations 4 --samples 4 --imitate local-search "
+                      "--imitate-budget 200 --context 8 --seed 3 -o " + out);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("20 imitation + 4 policy-gradient"), std::string::npos) << r.output;
+  Result placed = devplace("place resnet50 --cluster paper --algo learned --policy " + out);
+  EXPECT_EQ(placed.status, 0) << placed.output;
+  Result tables = devplace("pretrain -q --objective tarnawski --graphs 3 --cost-tables 1 --imitation 10 --iterations 2 "
+                           "--samples 4 --imitate tarnawski-dp -o " + out);
+  EXPECT_EQ(tables.status, 0) << tables.output;
+  expect_one_line_error(devplace("pretrain --imitate nonsense -o " + out), "--imitate nonsense: not a classical placer");
+}
+
 }  // namespace
 }  // namespace devplace

@@ -42,7 +42,7 @@ void add_pretrain_command(CLI::App& app) {
                   "choice (default: not)");
   cmd->add_option("--imitate-budget", a->imitate_budget,
                   "Simulated evaluations of the --imitate placer per graph (default: the placer's own)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0LL, 1000000000LL));
   cmd->add_option("--iterations", a->iterations, "Policy-gradient updates after imitation (default 1500)");
   cmd->add_option("--expert", a->expert,
                   "Expert-iteration updates after policy gradient: search a graph with the policy, imitate the best "
@@ -55,7 +55,7 @@ void add_pretrain_command(CLI::App& app) {
   cmd->add_option("--context", a->context,
                   "Width of a network reading the graph around each op (message passing over producers and "
                   "consumers), 0 for none (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0, 4096));
   cmd->add_option("--lr", a->lr, "Adam learning rate (default 1e-3)");
   cmd->add_option("--seed", a->seed, "Seed of the corpus, the network and the samples (default 1)");
   cmd->add_option("--families", a->families,
