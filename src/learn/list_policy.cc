@@ -231,7 +231,7 @@ struct ListPolicy::Impl {
                   Tried* memory = nullptr);
 };
 
-// Under Tarnawski's model, one candidate in kRunEvery of limited-discrepancy decoding forces a
+// Under Tarnawski's model, about one candidate in kRunEvery of limited-discrepancy decoding forces a
 // run of kRunLengths[i] decisions (in turn) to one device. Chosen on their eight graphs among a
 // run every 2, 4 or 8 candidates, or none (docs/learned.md).
 constexpr std::size_t kRunEvery = 4;
@@ -288,9 +288,10 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     int runs_made = 0;
     for (const auto& [prob, change] : doubts) {
       if (!tried.count({change})) candidates.push_back({prob, {change}});
-      // Under Tarnawski's model, every kRunEvery-th candidate moves a run of units in decision
-      // order (a topological order) to the same device: a contiguous set, or a stretch kept
-      // on the host, which one change and a greedy continuation rarely reach.
+      // Under Tarnawski's model, whenever the candidates reach a multiple of kRunEvery, also a
+      // run of units from this one on, in decision (topological) order, to the same device: a
+      // contiguous set, or a stretch kept on the host, which one change and a greedy
+      // continuation rarely reach.
       if (objective == Objective::tarnawski && candidates.size() % kRunEvery == 0) {
         const int length = kRunLengths[runs_made++ % kRunLengths.size()];
         Change run;

@@ -94,7 +94,7 @@ class ListPolicy {
   // at the next most doubtful decisions; once every single change is tried, pairs of them). At
   // most `budget` evaluations of `reward`; the best. rounds <= 0: rounds of 16 rollouts, at least
   // 2 (chosen among 1, 2, 4, 8 rounds at 64 evaluations and 8 to 250 at 500 and 2,000;
-  // docs/learned.md says on what). Under Tarnawski's model every fourth rollout instead moves a
+  // docs/learned.md says on what). Under Tarnawski's model about one rollout in four instead moves a
   // run of 4, 16 or 64 decisions (units in topological order) to the one device.
   Placement decode_with_discrepancies(const Problem& problem, Reward& reward, int budget, int rounds = 0,
                                       Objective objective = Objective::simulator) const;
