@@ -496,9 +496,9 @@ ExpertStep expert_step(ListPolicy::Impl& m, torch::optim::Adam& opt, const Probl
 // The rollout that decides as `target` does (where a decision's mask forbids the target's
 // device, the earliest-finish choice): an imitation target with the policy's own observations.
 Rollout follow(ListPolicy::Impl& m, const Problem& p, const Placement& target, Objective objective) {
-  ScheduleEnv env(p, objective);
+  const ScheduleEnv env(p, objective);
   Forced forced(1);
-  for (; !env.done(); env.step(target[env.current_op()])) forced[0].push_back(target[env.current_op()]);
+  for (int v : env.decision_ops()) forced[0].push_back(target[v]);
   std::mt19937_64 rng(0);  // unused: every decision is forced or the teacher's
   return m.rollout(p, 1, Choice::teacher, rng, objective, &forced);
 }
@@ -526,9 +526,8 @@ std::vector<Rollout> imitation_targets(ListPolicy::Impl& m, const std::vector<co
     };
     double best = latency(target);
     const Placement& heft = teacher.placements[0];
-    std::vector<int> order;  // the decision order, free of the ops' numbering
-    if (c.objective == Objective::simulator)
-      for (ScheduleEnv env(p); !env.done(); env.step(0)) order.push_back(env.current_op());
+    // The decision order, free of the ops' numbering.
+    const std::vector<int> order = c.objective == Objective::simulator ? ScheduleEnv(p).decision_ops() : std::vector<int>{};
     for (int v : order) {
       if (best >= kInfeasibleTime || target[v] == heft[v]) continue;
       const int mine = target[v];

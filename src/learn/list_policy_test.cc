@@ -318,18 +318,25 @@ TEST(ListPolicy, TarnawskiDiscrepancyDecodingMovesRunsOfUnitsTogether) {
   EXPECT_GE(reached, 6);
 }
 
-// Training under Tarnawski's model (pretrain --objective tarnawski): on graphs whose weights no
-// accelerator holds alone, every placement the policy makes is feasible, it uses accelerators,
-// and training makes it faster than its untrained self on unseen graphs.
+// A small corpus drawn twice, the second time with `change` applied to its options.
+struct CorpusPair {
+  std::vector<std::unique_ptr<CorpusGraph>> plain, changed;
+  template <class Change>
+  explicit CorpusPair(Change change) {
+    CorpusOptions co;
+    co.graphs = 40, co.min_ops = 20, co.max_ops = 40;
+    plain = make_training_corpus(co);
+    change(co);
+    changed = make_training_corpus(co);
+  }
+};
+
 // --slow-links: about that share of the synthetic graphs get links 1-100x slower than the same
 // corpus without it, the rest keep theirs, and the graphs themselves do not change (the default
 // corpus draws nothing more, so the shipped policies' corpora stay as they were).
 TEST(TrainingCorpus, SlowLinksSlowAShareOfTheLinksAndNothingElse) {
-  CorpusOptions co;
-  co.graphs = 40, co.min_ops = 20, co.max_ops = 40;
-  const auto plain = make_training_corpus(co);
-  co.slow_links = 0.5;
-  const auto slow = make_training_corpus(co);
+  const CorpusPair corpora([](CorpusOptions& co) { co.slow_links = 0.5; });
+  const auto &plain = corpora.plain, &slow = corpora.changed;
   ASSERT_EQ(plain.size(), slow.size());
   int slower = 0;
   for (std::size_t k = 0; k < plain.size(); ++k) {
@@ -348,11 +355,8 @@ TEST(TrainingCorpus, SlowLinksSlowAShareOfTheLinksAndNothingElse) {
 // accelerator the same 3-30x faster on every op of a graph, a median transfer 0.1-10x a median
 // op's host time; the rest of the corpus is as without the option.
 TEST(TrainingCorpus, CostTablesRecastAShareAsCostGraphsInTarnawskiForm) {
-  CorpusOptions co;
-  co.graphs = 40, co.min_ops = 20, co.max_ops = 40;
-  const auto plain = make_training_corpus(co);
-  co.cost_tables = 0.5;
-  const auto recast = make_training_corpus(co);
+  const CorpusPair corpora([](CorpusOptions& co) { co.cost_tables = 0.5; });
+  const auto &plain = corpora.plain, &recast = corpora.changed;
   ASSERT_EQ(plain.size(), recast.size());
   int tables = 0;
   for (std::size_t k = 0; k < plain.size(); ++k) {
@@ -395,6 +399,9 @@ TEST(TrainingCorpus, CostTablesRecastAShareAsCostGraphsInTarnawskiForm) {
   EXPECT_LE(tables, 30);
 }
 
+// Training under Tarnawski's model (pretrain --objective tarnawski): on graphs whose weights no
+// accelerator holds alone, every placement the policy makes is feasible, it uses accelerators,
+// and training makes it faster than its untrained self on unseen graphs.
 TEST(ListPolicy, TrainsUnderTheTarnawskiModel) {
   CorpusOptions co;
   co.graphs = 6, co.min_ops = 40, co.max_ops = 80, co.seed = 5;

@@ -51,6 +51,8 @@ class ScheduleEnv {
   int num_devices() const { return D_; }
   // The op to place now (under tarnawski: its unit's op of highest rank). REQUIRES !done().
   int current_op() const { return decisions_[step_]; }
+  // Every decision's op, in decision order (fixed for a problem: it does not depend on the choices).
+  const std::vector<int>& decision_ops() const { return decisions_; }
   // Features of the current op on every device, [num_devices() x kFeatures] row-major, and
   // which devices are allowed (the op runs there and, where memory is limited, fits; when no
   // device fits, those that can run it; when none can, device 0).
