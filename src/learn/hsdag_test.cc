@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -279,20 +280,29 @@ TEST(Hsdag, LearnsUnderTheTarnawskiModel) {
 
 // Layer/inceptionv3 under the Tarnawski model: with per-op decision units the policy's own
 // placement stayed behind cpu-only after 200 episodes (2782 against 1953 ms); with chains as
-// units (the default under this objective) it must beat it.
+// units (the default under this objective) it must beat it. One run's result moves with the seed
+// and with OpenBLAS's kernel (its sums round differently): at 300 episodes, seeds 1-3 gave 0.929,
+// 0.991, 0.934 of cpu-only with OpenBLAS's own kernel here and 0.933, 0.934, 0.925 with
+// OPENBLAS_CORETYPE=Haswell; hence the median of three.
 TEST(Hsdag, OwnPlacementBeatsCpuOnlyOnLayerInceptionUnderTheTarnawskiModel) {
   std::unique_ptr<TarnawskiTask> task = load_tarnawski_task("LayerGraphs/inceptionv3_inference.json");
   if (!task) GTEST_SKIP() << "no shared data (the published graphs are not in this checkout)";
   const Problem& pb = *task->problem;
   Reward* reward = task->reward.get();
   const double cpu_only = task->cpu_only;
-  HsdagConfig c = quick(200);
+  HsdagConfig c = quick(300);
   c.samples = 32;
   EXPECT_TRUE(hsdag_config_for(c, Objective::tarnawski).coarsen.merge_single_predecessor);
   EXPECT_FALSE(hsdag_config_for(c, Objective::simulator).coarsen.merge_single_predecessor);
-  TrainResult r = train_hsdag(pb, *reward, c);
-  for (const auto& e : r.log) EXPECT_EQ(e.feasible_share, 1.0) << "episode " << e.episode;
-  EXPECT_LT(r.greedy_latency, 0.97 * cpu_only);  // 1823 against 1953 ms at seed 1
+  std::vector<double> own;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    c.seed = seed;
+    TrainResult r = train_hsdag(pb, *reward, c);
+    for (const auto& e : r.log) EXPECT_EQ(e.feasible_share, 1.0) << "seed " << seed << ", episode " << e.episode;
+    own.push_back(r.greedy_latency);
+  }
+  std::sort(own.begin(), own.end());
+  EXPECT_LT(own[1], 0.97 * cpu_only);  // about 1823 against 1953 ms
 }
 
 }  // namespace

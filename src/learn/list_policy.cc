@@ -219,8 +219,13 @@ struct ListPolicy::Impl {
     double latency = 0;
     double own_latency = 0;  // the policy's own placement's, the search's start
   };
-  // Changes (decision, device) forced on top of an incumbent.
-  using Change = std::vector<std::pair<int, int>>;
+  // Decisions (decision, device) forced on top of an incumbent; the others decided greedily after
+  // them, or, with keep_rest, as the incumbent decided them (where its mask still allows).
+  struct Change {
+    std::vector<std::pair<int, int>> forced;
+    bool keep_rest = false;
+    auto operator<=>(const Change&) const = default;
+  };
   // The changes already tried on top of one start placement (the policy's own), so that repeated
   // searches from the same start try new ones.
   struct Tried {
@@ -228,23 +233,30 @@ struct ListPolicy::Impl {
     std::set<Change> changes;
   };
   Searched search(const Problem& p, Reward& reward, int budget, int rounds, Objective objective,
-                  Tried* memory = nullptr);
+                  Tried* memory = nullptr, const std::vector<int>* start = nullptr);
+  Searched search_portfolio(const Problem& p, Reward& reward, int budget, Objective objective);
 };
 
 // Under Tarnawski's model, about one candidate in kRunEvery of limited-discrepancy decoding forces a
-// run of kRunLengths[i] decisions (in turn) to one device. Chosen on their eight graphs among a
-// run every 2, 4 or 8 candidates, or none (docs/learned.md).
+// run of kRunLengths[i] decisions (in turn) to one device, in turn the doubtful decision's second
+// device and the host, keeping the incumbent's other decisions. Chosen on their eight graphs among
+// a run every 2, 4 or 8 candidates, or none; the host and the kept decisions on twelve random
+// cost graphs (tools/tarnawski_validation.sh; docs/learned.md).
 constexpr std::size_t kRunEvery = 4;
 constexpr std::array<int, 3> kRunLengths = {4, 16, 64};
+// Under Tarnawski's model, from this budget on the decoding is a portfolio of two searches
+// (search_portfolio). Chosen on the twelve random cost graphs among 250, 500, 1,000 and 2,000.
+constexpr int kPortfolioBudget = 1000;
 
 // Limited-discrepancy decoding (ListPolicy::decode_with_discrepancies): the best rollout found
 // and its latency.
 ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& reward, int budget, int rounds,
-                                                    Objective objective, Tried* memory) {
+                                                    Objective objective, Tried* memory, const std::vector<int>* start) {
   std::mt19937_64 rng(0);  // unused: every decision is greedy or forced
-  Rollout best_rollout = rollout(p, 1, Choice::greedy, rng, objective);
+  const Forced start_forced = start ? Forced{*start} : Forced{};
+  Rollout best_rollout = rollout(p, 1, Choice::greedy, rng, objective, start ? &start_forced : nullptr);
   const int T = static_cast<int>(best_rollout.actions.size(1)), D = p.num_devices();
-  std::vector<int> forced_best(T, -1);  // the incumbent's forced decisions
+  std::vector<int> forced_best = start ? *start : std::vector<int>(T, -1);  // the incumbent's forced decisions
   auto latency = [&](const Placement& pl) {
     const Evaluation e = reward.evaluate(pl);
     return e.feasible ? e.latency : kInfeasibleTime;
@@ -255,9 +267,9 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
   int left = budget - 1;
   if (rounds <= 0) rounds = std::max(2, budget / 16);
   // Changes (decision, device) already forced on top of the incumbent.
-  const Placement start = best;
+  const Placement first = best;
   std::set<Change> tried, tried_from_start;
-  if (memory && memory->start == start) tried = memory->changes;
+  if (memory && memory->start == first) tried = memory->changes;
   bool moved = false;  // whether the incumbent left the start placement
   for (int round = 0; round < rounds && left > 0 && T > 0; ++round) {
     const int K = std::min(T, round + 1 == rounds ? left : left / (rounds - round));
@@ -287,24 +299,27 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     std::vector<std::pair<float, Change>> candidates;
     int runs_made = 0;
     for (const auto& [prob, change] : doubts) {
-      if (!tried.count({change})) candidates.push_back({prob, {change}});
+      if (Change single{{change}}; !tried.count(single)) candidates.push_back({prob, std::move(single)});
       // Under Tarnawski's model, whenever the candidates reach a multiple of kRunEvery, also a
-      // run of units from this one on, in decision (topological) order, to the same device: a
-      // contiguous set, or a stretch kept on the host, which one change and a greedy
-      // continuation rarely reach.
+      // run of units from this one on, in decision (topological) order, to one device (in turn
+      // this decision's second device and the host), the incumbent's other decisions kept: a
+      // contiguous set, or a stretch moved to the host, which one change and a greedy
+      // continuation rarely reach, and which re-deciding everything after it would undo.
       if (objective == Objective::tarnawski && candidates.size() % kRunEvery == 0) {
-        const int length = kRunLengths[runs_made++ % kRunLengths.size()];
-        Change run;
+        const int made = runs_made++;
+        const int length = kRunLengths[made % kRunLengths.size()];
+        const int device = made % 2 == 1 && p.host() >= 0 ? p.host() : change.second;
+        Change run{{}, true};
         for (int t = change.first; t < std::min(T, change.first + length); ++t)
-          if (forced_best[t] < 0) run.push_back({t, change.second});
-        if (run.size() > 1 && !tried.count(run)) candidates.push_back({prob, std::move(run)});
+          if (forced_best[t] < 0) run.forced.push_back({t, device});
+        if (run.forced.size() > 1 && !tried.count(run)) candidates.push_back({prob, std::move(run)});
       }
     }
     if (candidates.empty()) {
       const int top = std::min<int>(64, static_cast<int>(doubts.size()));
       for (int a = 0; a < top; ++a)
         for (int b = a + 1; b < top; ++b) {
-          Change pair = {doubts[a].second, doubts[b].second};
+          Change pair{{doubts[a].second, doubts[b].second}};
           if (!tried.count(pair)) candidates.push_back({doubts[a].first * doubts[b].first, std::move(pair)});
         }
       std::stable_sort(candidates.begin(), candidates.end(),
@@ -313,9 +328,13 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     const int n = std::min<int>(K, static_cast<int>(candidates.size()));
     if (n == 0) break;
     Forced forced(n, forced_best);
+    Forced forced_only(n, forced_best);  // without the incumbent's kept decisions
     for (int k = 0; k < n; ++k) {
-      for (const auto& [t, d] : candidates[k].second) forced[k][t] = d;
-      tried.insert(candidates[k].second);
+      const Change& c = candidates[k].second;
+      if (c.keep_rest)
+        for (int t = 0; t < T; ++t) forced[k][t] = static_cast<int>(taken[0][t]);
+      for (const auto& [t, d] : c.forced) forced[k][t] = forced_only[k][t] = d;
+      tried.insert(c);
     }
     Rollout r = rollout(p, n, Choice::greedy, rng, objective, &forced);
     int winner = -1;
@@ -329,14 +348,39 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     tried.clear();
     moved = true;
     best = r.placements[winner];
-    forced_best = forced[winner];
+    forced_best = forced_only[winner];
     best_rollout.features = r.features.narrow(0, winner, 1);
     best_rollout.allowed = r.allowed.narrow(0, winner, 1);
     best_rollout.actions = r.actions.narrow(0, winner, 1);
   }
-  if (memory) memory->start = start, memory->changes = moved ? tried_from_start : tried;
+  if (memory) memory->start = first, memory->changes = moved ? tried_from_start : tried;
   best_rollout.placements = {best};
   return {std::move(best_rollout), best_latency, own_latency};
+}
+
+// Under Tarnawski's model: half the budget searches from the policy's own placement; the other
+// half first tries leaving the first 2, 4, 8, ... decisions on the host (the policy deciding the
+// rest), then searches from the best of those. The greedy, path-dependent search finds different
+// optima from the two starts; the second suits graphs whose accelerators cannot hold everything
+// and whose early, large tensors are best kept on the host.
+ListPolicy::Impl::Searched ListPolicy::Impl::search_portfolio(const Problem& p, Reward& reward, int budget,
+                                                              Objective objective) {
+  Searched own = search(p, reward, budget / 2, 0, objective);
+  int left = budget - budget / 2;
+  const int T = static_cast<int>(own.best.actions.size(1));
+  std::mt19937_64 rng(0);  // unused: every decision is greedy or forced
+  double best = kInfeasibleTime;
+  std::vector<int> best_start;
+  for (int length = 2; length < 2 * T && left > 1; length *= 2, --left) {
+    std::vector<int> start(T, -1);
+    std::fill(start.begin(), start.begin() + std::min(T, length), p.host());
+    const Forced forced{start};
+    const Evaluation e = reward.evaluate(rollout(p, 1, Choice::greedy, rng, objective, &forced).placements[0]);
+    if (e.feasible && e.latency < best) best = e.latency, best_start = std::move(start);
+  }
+  if (best_start.empty() || left < 1) return own;
+  Searched other = search(p, reward, left, 0, objective, nullptr, &best_start);
+  return other.latency < own.latency ? other : own;
 }
 
 ListPolicy::ListPolicy(int hidden, std::uint64_t seed, int context) {
@@ -412,6 +456,8 @@ std::vector<Placement> ListPolicy::sample(const Problem& p, int count, std::uint
 Placement ListPolicy::decode_with_discrepancies(const Problem& p, Reward& reward, int budget, int rounds,
                                                 Objective objective) const {
   TorchScope scope(0);
+  if (objective == Objective::tarnawski && p.host() >= 0 && rounds <= 0 && budget >= kPortfolioBudget)
+    return impl_->search_portfolio(p, reward, budget, objective).best.placements.at(0);
   return impl_->search(p, reward, budget, rounds, objective).best.placements.at(0);
 }
 
