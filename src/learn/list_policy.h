@@ -95,7 +95,10 @@ class ListPolicy {
   // most `budget` evaluations of `reward`; the best. rounds <= 0: rounds of 16 rollouts, at least
   // 2 (chosen among 1, 2, 4, 8 rounds at 64 evaluations and 8 to 250 at 500 and 2,000;
   // docs/learned.md says on what). Under Tarnawski's model about one rollout in four instead moves a
-  // run of 4, 16 or 64 decisions (units in topological order) to the one device.
+  // run of 4, 16 or 64 decisions (units in topological order) to one device (in turn the second
+  // most likely one and the host), keeping the incumbent's other decisions; from 1,000 evaluations
+  // (with rounds <= 0) half the budget searches from the policy's own placement and half from the
+  // best start that leaves the first 2, 4, 8, ... decisions on the host.
   Placement decode_with_discrepancies(const Problem& problem, Reward& reward, int budget, int rounds = 0,
                                       Objective objective = Objective::simulator) const;
 
