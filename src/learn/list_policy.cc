@@ -360,9 +360,9 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
 
 // Under Tarnawski's model: half the budget searches from the policy's own placement; the other
 // half first tries leaving the first 2, 4, 8, ... decisions on the host (the policy deciding the
-// rest), then searches from the best of those. The greedy, path-dependent search finds different
-// optima from the two starts; the second suits graphs whose accelerators cannot hold everything
-// and whose early, large tensors are best kept on the host.
+// rest), then searches from the best of those with that prefix held. The greedy, path-dependent
+// search finds different optima from the two starts; the second suits graphs whose accelerators
+// cannot hold everything and whose early, large tensors are best kept on the host.
 ListPolicy::Impl::Searched ListPolicy::Impl::search_portfolio(const Problem& p, Reward& reward, int budget,
                                                               Objective objective) {
   Searched own = search(p, reward, budget / 2, 0, objective);
