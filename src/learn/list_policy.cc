@@ -358,15 +358,17 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
   return {std::move(best_rollout), best_latency, own_latency};
 }
 
-// Under Tarnawski's model: half the budget searches from the policy's own placement; the other
-// half first tries leaving the first 2, 4, 8, ... decisions on the host (the policy deciding the
-// rest), then searches from the best of those with that prefix held. The greedy, path-dependent
-// search finds different optima from the two starts; the second suits graphs whose accelerators
-// cannot hold everything and whose early, large tensors are best kept on the host.
+// Under Tarnawski's model: half the budget searches from the policy's own placement; the rest
+// (with what that search did not use) first tries leaving the first 2, 4, 8, ... decisions on the
+// host (the policy deciding the rest), then searches from the best of those with that prefix
+// held. The greedy, path-dependent search finds different optima from the two starts; the
+// second suits graphs whose accelerators cannot hold everything and whose early, large tensors
+// are best kept on the host.
 ListPolicy::Impl::Searched ListPolicy::Impl::search_portfolio(const Problem& p, Reward& reward, int budget,
                                                               Objective objective) {
-  Searched own = search(p, reward, budget / 2, 0, objective);
-  int left = budget - budget / 2;
+  CountingReward counted(reward);
+  Searched own = search(p, counted, budget / 2, 0, objective);
+  int left = budget - static_cast<int>(counted.count());
   const int T = static_cast<int>(own.best.actions.size(1));
   std::mt19937_64 rng(0);  // unused: every decision is greedy or forced
   double best = kInfeasibleTime;

@@ -356,7 +356,9 @@ TEST(ListPolicy, TarnawskiPortfolioDecodingLeavesAPrefixOnTheHost) {
   int reached = 0, trapped = 0, trapped_without = 0;
   for (std::uint64_t seed = 1; seed <= 10; ++seed) {
     const ListPolicy policy(16, seed);  // untrained
-    const double both = reward->evaluate(policy.decode_with_discrepancies(p, *reward, 1000, 0, Objective::tarnawski)).latency;
+    CountingReward counted(*reward);
+    const double both = reward->evaluate(policy.decode_with_discrepancies(p, counted, 1000, 0, Objective::tarnawski)).latency;
+    EXPECT_LE(counted.count(), 1000);  // both searches and the prefix starts within the budget
     // Explicit rounds (the default's 1000 / 16): the one search, from the policy's own placement.
     const double one = reward->evaluate(policy.decode_with_discrepancies(p, *reward, 1000, 1000 / 16, Objective::tarnawski)).latency;
     reached += both <= dp * (1 + 1e-9);
