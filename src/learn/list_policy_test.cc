@@ -288,24 +288,44 @@ TEST(ListPolicy, DiscrepancyDecodingKeepsToItsBudgetAndNeverLosesToTheOwnPlaceme
   EXPECT_LE(counted.count(), 120);
 }
 
+// A chain of 48 ops under Tarnawski's model, on the host and one accelerator (fpga0) holding
+// accelerator_memory bytes (0: unlimited). Op i takes 1 on the host; op(i) gives its time on the
+// accelerator, the cost of moving its output and its weight bytes.
+struct TarnawskiChain {
+  struct Op {
+    double accelerator_time, transfer;
+    std::int64_t weights = 0;
+  };
+  test::Builder b;
+  std::unique_ptr<Problem> p;
+  std::unique_ptr<Reward> reward;
+  template <class OpOf>
+  TarnawskiChain(OpOf op, std::int64_t accelerator_memory = 0) {
+    std::string last;
+    for (int i = 0; i < 48; ++i) {
+      const std::string name = "op" + std::to_string(i);
+      const Op o = op(i);
+      b.op(name, last.empty() ? std::vector<std::string>{} : std::vector<std::string>{last}, 1, o.accelerator_time,
+           o.transfer, o.weights);
+      last = name;
+    }
+    b.g.finalize();
+    Cluster c = test::two_devices(accelerator_memory);
+    c.devices[1].name = "fpga0", c.devices[1].kind = "accel";
+    for (auto& [name, row] : b.table.op_time) row = {{"cpu", row["cpu"]}, {"fpga0", row["gpu"]}};
+    p = std::make_unique<Problem>(b.g, c, &b.table);
+    reward = make_reward(*p, Objective::tarnawski);
+  }
+};
+
 // Under Tarnawski's model a transfer can cost more than the work it saves: on a chain whose every
 // crossing costs 20 host ops, the best placement keeps the whole chain on one device. The decoding's
 // runs of units (to the doubtful decision's second device, or to the host, the rest kept) reach it
 // from untrained policies' mixed placements, which one change at a time rarely does.
 int chain_reaching_one_device(double accelerator_time) {
-  test::Builder b;
-  std::string last;
-  for (int i = 0; i < 48; ++i) {
-    const std::string name = "op" + std::to_string(i);
-    b.op(name, last.empty() ? std::vector<std::string>{} : std::vector<std::string>{last}, 1, accelerator_time, 20);
-    last = name;
-  }
-  b.g.finalize();
-  Cluster c = test::two_devices();
-  c.devices[1].name = "fpga0", c.devices[1].kind = "accel";
-  for (auto& [op, row] : b.table.op_time) row = {{"cpu", row["cpu"]}, {"fpga0", row["gpu"]}};
-  Problem p(b.g, c, &b.table);
-  auto reward = make_reward(p, Objective::tarnawski);
+  const TarnawskiChain chain([&](int) { return TarnawskiChain::Op{accelerator_time, 20}; });
+  const Problem& p = *chain.p;
+  Reward* reward = chain.reward.get();
   Placement host(p.num_ops(), 0), accelerator(p.num_ops(), 1);
   const double best = std::min(reward->evaluate(host).latency, reward->evaluate(accelerator).latency);
   int reached = 0;
@@ -333,21 +353,14 @@ TEST(ListPolicy, TarnawskiDiscrepancyDecodingMovesRunsOfUnitsTogether) {
 // first half. From 1,000 evaluations on, the decoding also searches from the best start that
 // leaves a prefix on the host, and reaches the DP's latency from more untrained policies.
 TEST(ListPolicy, TarnawskiPortfolioDecodingLeavesAPrefixOnTheHost) {
-  test::Builder b;
-  std::string last;
-  for (int i = 0; i < 48; ++i) {
-    const std::string name = "op" + std::to_string(i);
-    const bool early = i < 24;
-    b.op(name, last.empty() ? std::vector<std::string>{} : std::vector<std::string>{last}, 1, early ? 0.9 : 0.1,
-         early && i != 23 ? 20 : 0.1, 100);
-    last = name;
-  }
-  b.g.finalize();
-  Cluster c = test::two_devices();
-  c.devices[1].name = "fpga0", c.devices[1].kind = "accel", c.devices[1].memory_bytes = 24 * 100;
-  for (auto& [op, row] : b.table.op_time) row = {{"cpu", row["cpu"]}, {"fpga0", row["gpu"]}};
-  Problem p(b.g, c, &b.table);
-  auto reward = make_reward(p, Objective::tarnawski);
+  const TarnawskiChain chain(
+      [](int i) {
+        const bool early = i < 24;
+        return TarnawskiChain::Op{early ? 0.9 : 0.1, early && i != 23 ? 20 : 0.1, 100};
+      },
+      24 * 100);
+  const Problem& p = *chain.p;
+  Reward* reward = chain.reward.get();
   const PlacerRegistry placers = classical_placers();
   PlaceOptions o;
   o.objective = Objective::tarnawski;
@@ -382,6 +395,16 @@ struct CorpusPair {
     change(co);
     changed = make_training_corpus(co);
   }
+  // f(plain, changed) for every graph, once the two corpora are seen to draw the same graphs.
+  template <class F>
+  void each(F f) const {
+    ASSERT_EQ(plain.size(), changed.size());
+    for (std::size_t k = 0; k < plain.size(); ++k) {
+      const Problem &a = *plain[k]->problem, &b = *changed[k]->problem;
+      ASSERT_EQ(a.graph().num_ops(), b.graph().num_ops());
+      f(a, b);
+    }
+  }
 };
 
 // --slow-links: about that share of the synthetic graphs get links 1-100x slower than the same
@@ -389,17 +412,13 @@ struct CorpusPair {
 // corpus draws nothing more, so the shipped policies' corpora stay as they were).
 TEST(TrainingCorpus, SlowLinksSlowAShareOfTheLinksAndNothingElse) {
   const CorpusPair corpora([](CorpusOptions& co) { co.slow_links = 0.5; });
-  const auto &plain = corpora.plain, &slow = corpora.changed;
-  ASSERT_EQ(plain.size(), slow.size());
   int slower = 0;
-  for (std::size_t k = 0; k < plain.size(); ++k) {
-    const Problem &a = *plain[k]->problem, &b = *slow[k]->problem;
-    EXPECT_EQ(a.graph().num_ops(), b.graph().num_ops());
+  corpora.each([&](const Problem& a, const Problem& b) {
     const double ratio = a.cluster().link(0, 1).bandwidth / b.cluster().link(0, 1).bandwidth;
     EXPECT_GE(ratio, 1 - 1e-12);
     EXPECT_LE(ratio, 100 + 1e-9);
     slower += ratio > 1 + 1e-12;
-  }
+  });
   EXPECT_GE(slower, 10);
   EXPECT_LE(slower, 30);
 }
@@ -409,16 +428,12 @@ TEST(TrainingCorpus, SlowLinksSlowAShareOfTheLinksAndNothingElse) {
 // op's host time; the rest of the corpus is as without the option.
 TEST(TrainingCorpus, CostTablesRecastAShareAsCostGraphsInTarnawskiForm) {
   const CorpusPair corpora([](CorpusOptions& co) { co.cost_tables = 0.5; });
-  const auto &plain = corpora.plain, &recast = corpora.changed;
-  ASSERT_EQ(plain.size(), recast.size());
   int tables = 0;
-  for (std::size_t k = 0; k < plain.size(); ++k) {
-    const Problem &a = *plain[k]->problem, &b = *recast[k]->problem;
-    ASSERT_EQ(a.graph().num_ops(), b.graph().num_ops());
+  corpora.each([&](const Problem& a, const Problem& b) {
     if (b.cluster().name != "corpus-cost-table") {
       EXPECT_EQ(a.cluster().num_devices(), b.cluster().num_devices());
       EXPECT_EQ(a.op_time(0, 0), b.op_time(0, 0));
-      continue;
+      return;
     }
     ++tables;
     const int D = b.num_devices();
@@ -447,7 +462,7 @@ TEST(TrainingCorpus, CostTablesRecastAShareAsCostGraphsInTarnawskiForm) {
     const double share = transfer[transfer.size() / 2] / host[host.size() / 2];
     EXPECT_GE(share, 0.1 * 0.5);  // medians over tensors and over ops with outputs: close, not equal
     EXPECT_LE(share, 10 * 2.0);
-  }
+  });
   EXPECT_GE(tables, 10);
   EXPECT_LE(tables, 30);
 }
