@@ -77,7 +77,10 @@ def main():
     if len(sys.argv) not in (2, 4):
         sys.exit(__doc__)
     out = sys.argv[1]
-    first, last = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) == 4 else (1, 12)
+    try:
+        first, last = (int(sys.argv[2]), int(sys.argv[3])) if len(sys.argv) == 4 else (1, 12)
+    except ValueError:
+        sys.exit(f"tarnawski_random_graphs.py: seeds must be integers, got {sys.argv[2]!r} {sys.argv[3]!r}")
     os.makedirs(out, exist_ok=True)
     for seed in range(first, last + 1):
         path = os.path.join(out, f"random{seed}.json")

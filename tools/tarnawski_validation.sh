@@ -4,8 +4,8 @@
 # the docs' tables), learned-discrepancy at 64 and 2,000 evaluations against tarnawski-dp. Prints
 # one line per graph and the geometric mean of the ratio to the DP. Choose decoding settings here,
 # then report them on the eight graphs of docs/learned.md. Extra arguments go to `devplace
-# compare` (e.g. --policy FILE); DEVPLACE=path runs another binary. Run from the repository root
-# after a build; about 35 s here.
+# compare` (e.g. --policy FILE); DEVPLACE=path runs another binary; BUDGETS="250 500 1000" other
+# budgets. Run from the repository root after a build; about 35 s here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${DEVPLACE:-build/devplace}
