@@ -23,6 +23,9 @@ void add_search_options(CLI::App& cmd, SearchArgs& s) {
   cmd.add_option("--time-budget", s.seconds, "Wall-clock budget for searches, seconds");
   cmd.add_option("--objective", s.objective, "Latency model: sim (our event simulator) or tarnawski")
       ->check(CLI::IsMember({"sim", "tarnawski"}));
+  cmd.add_option("--move-policy", s.move_policy,
+                 "Move policy for the learned-moves rows (default: policies/learned-moves.pt)")
+      ->check(CLI::ExistingFile);
 }
 
 PlaceOptions place_options(const SearchArgs& s) {
@@ -31,6 +34,7 @@ PlaceOptions place_options(const SearchArgs& s) {
   o.eval_budget = s.evals;
   o.time_budget_s = s.seconds;
   o.objective = s.objective == "tarnawski" ? Objective::tarnawski : Objective::simulator;
+  o.move_policy_file = s.move_policy;
   return o;
 }
 

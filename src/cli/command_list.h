@@ -18,6 +18,7 @@ struct SearchArgs {
   std::int64_t evals = 0;
   double seconds = 0;
   std::string objective = "sim";
+  std::string move_policy;  // learned-moves rows
 };
 void add_search_options(CLI::App& cmd, SearchArgs& s);
 PlaceOptions place_options(const SearchArgs& s);

@@ -2,6 +2,7 @@
 
 #include "learn/hsdag.h"
 #include "learn/list_policy.h"
+#include "learn/move_policy.h"
 #include "learn/peers.h"
 #include "sim/simulator.h"
 #include "util/error.h"
@@ -51,6 +52,9 @@ std::unique_ptr<Placer> make_peer_row(const std::string& name, const PlaceOption
 //   learned-tuned         its own placement after fine-tuning on this graph (eval_budget, default 2000)
 //   learned-tuned-sampled the best placement evaluated while fine-tuning
 //   learned-tuned-discrepancy  half the budget fine-tunes, the rest decodes with discrepancies
+//   learned-moves         its own placement, then the learned move policy's search (move_policy.h),
+//                         zero-shot (eval_budget, default 64)
+//   learned-discrepancy-moves  half the budget decodes with discrepancies, the move search the rest
 class LearnedListPlacer : public Placer {
  public:
   explicit LearnedListPlacer(std::string name) : name_(std::move(name)) {}
@@ -73,6 +77,18 @@ class LearnedListPlacer : public Placer {
     if (name_ == "learned-discrepancy") {
       const int budget = o.eval_budget > 0 ? static_cast<int>(o.eval_budget) : 64;
       return policy.decode_with_discrepancies(p, *reward, budget, 0, o.objective);
+    }
+    if (name_ == "learned-moves" || name_ == "learned-discrepancy-moves") {
+      if (o.objective != Objective::simulator)
+        throw Error("", "", name_ + ": the move policy places under the simulator's objective only");
+      const MovePolicy moves =
+          MovePolicy::load(o.move_policy_file.empty() ? default_move_policy_path() : o.move_policy_file);
+      const int budget = o.eval_budget > 0 ? static_cast<int>(o.eval_budget) : 64;
+      CountingReward counted(*reward);
+      const Placement start = name_ == "learned-moves"
+                                  ? policy.greedy(p, o.objective)
+                                  : policy.decode_with_discrepancies(p, counted, budget / 2, 0, o.objective);
+      return moves.improve(p, counted, start, budget - static_cast<int>(counted.count()));
     }
     ListPolicyConfig c;
     // Expert iteration in searches of 32 evaluations, 16 imitation steps each at 3e-3: chosen
@@ -99,7 +115,7 @@ class LearnedListPlacer : public Placer {
 void add_learned_placers(PlacerRegistry& registry) {
   for (const std::string name :
        {"learned", "learned-sampled", "learned-discrepancy", "learned-tuned", "learned-tuned-sampled",
-        "learned-tuned-discrepancy"})
+        "learned-tuned-discrepancy", "learned-moves", "learned-discrepancy-moves"})
     registry.add(name,
                  [name](const Problem&, const PlaceOptions&) { return std::make_unique<LearnedListPlacer>(name); });
   for (const std::string name : {"hsdag", "hsdag-sampled", "hsdag+polish", "hsdag-paper"})

@@ -71,6 +71,15 @@ class ScheduleEnv {
   void step(int device);
   // The placement so far (complete once done(); constants sit on device 0).
   const Placement& placement() const { return device_; }
+  // The estimated schedule so far: when op v finishes (seconds; 0 for constants and ops not yet
+  // placed), how long device d has been busy, and v's kernel time on d given the placement so far
+  // (with fusion). What the learned move policy reads of a complete placement (learn/move_features.h).
+  double finish_time(int v) const { return finish_[v]; }
+  double busy_time(int d) const { return busy_[d]; }
+  double kernel_time(int v, int d) const;
+  const EdgeCosts& edges() const { return edges_; }
+  // The scale of time features: the mean over ops of their fastest time (seconds).
+  double time_unit() const { return unit_; }
 
  private:
   struct Candidate {
@@ -80,7 +89,6 @@ class ScheduleEnv {
   void evaluate_current() const;  // fills cand_ for the current op
   bool is_allowed(int d) const;   // REQUIRES evaluate_current()
   void commit(int v, int d, double start, double time);
-  double kernel_time(int v, int d) const;   // v's time on d given the placement so far (fusion)
   bool decides_first(int a, int b) const;   // the decision order: rank, then name
   void order_units(const Graph& g);  // tarnawski: units_, decisions_ and contiguity_
 

@@ -1,0 +1,154 @@
+#include "learn/move_features.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace devplace {
+
+namespace {
+
+float slog(double x) { return static_cast<float>(x >= 0 ? std::log1p(x) : -std::log1p(-x)); }
+float clip(double x, double lo, double hi) { return static_cast<float>(std::clamp(x, lo, hi)); }
+
+// One device's estimated timeline: its ops' intervals in order (they never overlap: the list
+// scheduler runs a device's ops one after another) and the running sum of their lengths.
+struct Timeline {
+  std::vector<double> start, end, before;  // before[k]: busy time of intervals 0..k-1
+  // Busy time within [a, b].
+  double busy(double a, double b) const {
+    if (b <= a || start.empty()) return 0;
+    const auto lo = static_cast<std::size_t>(std::upper_bound(end.begin(), end.end(), a) - end.begin());
+    const auto hi = static_cast<std::size_t>(std::lower_bound(start.begin(), start.end(), b) - start.begin());
+    if (lo >= hi) return 0;
+    double sum = before[hi] - before[lo];
+    sum -= std::max(0.0, a - start[lo]);
+    sum -= std::max(0.0, end[hi - 1] - b);
+    return std::max(0.0, sum);
+  }
+};
+
+}  // namespace
+
+MoveFeatures::MoveFeatures(const Problem& p) : p_(p), env_(p), position_(p.num_ops(), -1) {
+  const std::vector<int>& order = env_.decision_ops();
+  for (std::size_t k = 0; k < order.size(); ++k) position_[order[k]] = static_cast<int>(k);
+}
+
+void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves, std::vector<float>& rows) {
+  moves.clear();
+  rows.clear();
+  const int n = p_.num_ops(), D = p_.num_devices();
+  env_.reset();
+  while (!env_.done()) env_.step(placement[env_.current_op()]);
+  const std::vector<int>& order = env_.decision_ops();
+  const EdgeCosts& edges = env_.edges();
+  const Placement& dev = env_.placement();  // constants on device 0, the rest as given
+  std::vector<double> start(n, 0), finish(n, 0), latest_finish(n, 0), latest_start(n, 0);
+  makespan_ = 0;
+  std::vector<Timeline> lines(D);
+  for (auto& l : lines) l.before.push_back(0);
+  for (int v : order) {
+    finish[v] = env_.finish_time(v);
+    const double t = env_.kernel_time(v, dev[v]);
+    start[v] = t < kInfeasibleTime ? finish[v] - t : finish[v];
+    makespan_ = std::max(makespan_, finish[v]);
+    Timeline& l = lines[dev[v]];
+    l.start.push_back(start[v]), l.end.push_back(finish[v]);
+    l.before.push_back(l.before.back() + (finish[v] - start[v]));
+  }
+  const double M = std::max(makespan_, 1e-12), u = env_.time_unit();
+  // Latest finish without delaying the end, backwards over the decision order: before every
+  // consumer's latest start (less the transfer) and before the next op on the same device.
+  std::vector<double> next_start(D, M);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int v = *it;
+    double lf = std::min(M, next_start[dev[v]]);
+    for (int k = edges.out_begin(v); k < edges.out_end(v); ++k) {
+      const int e = edges.out_edge(k), s = edges.dst(e);
+      if (position_[s] < 0) continue;
+      lf = std::min(lf, latest_start[s] - edges.cost(e, dev[v], dev[s]));
+    }
+    latest_finish[v] = std::max(lf, finish[v]);
+    latest_start[v] = latest_finish[v] - (finish[v] - start[v]);
+    next_start[dev[v]] = latest_start[v];
+  }
+  std::vector<std::int64_t> weights(D, 0);
+  for (int v : order) weights[dev[v]] += p_.weight_bytes(v);
+  std::vector<double> busy(D);
+  for (int d = 0; d < D; ++d) busy[d] = env_.busy_time(d);
+  const int T = std::max<int>(1, static_cast<int>(order.size()));
+  for (int v : order) {
+    const int c = dev[v];
+    const double tc = finish[v] - start[v];
+    const double slack = latest_finish[v] - finish[v];
+    int producers = 0, consumers = 0;
+    std::vector<int> producers_on(D, 0), consumers_on(D, 0);
+    for (int e = edges.in_begin(v); e < edges.in_end(v); ++e) ++producers, ++producers_on[dev[edges.src(e)]];
+    for (int k = edges.out_begin(v); k < edges.out_end(v); ++k) {
+      const int s = edges.dst(edges.out_edge(k));
+      if (position_[s] >= 0) ++consumers, ++consumers_on[dev[s]];
+    }
+    const int parent = p_.fusion_parent(v, c);
+    const bool fused = parent >= 0 && dev[parent] == c;
+    for (int d = 0; d < D; ++d) {
+      if (d == c) continue;
+      const double td = env_.kernel_time(v, d);
+      if (!(td < kInfeasibleTime)) continue;
+      const std::int64_t cap = p_.cluster().devices[d].memory_bytes;
+      if (cap > 0 && weights[d] + p_.weight_bytes(v) > cap) continue;
+      const double ready = edges.data_ready(v, d, dev, finish);
+      const double new_finish = std::max(ready, start[v]) + td;
+      // How late v's outputs would reach its consumers from d (or the end, for an output).
+      double late = consumers ? -kInfeasibleTime : new_finish - M;
+      double in_change = 0, out_change = 0, broken = 0;
+      for (int k = edges.out_begin(v); k < edges.out_end(v); ++k) {
+        const int e = edges.out_edge(k), s = edges.dst(e);
+        if (position_[s] < 0) continue;
+        late = std::max(late, new_finish + edges.cost(e, d, dev[s]) - latest_start[s]);
+        out_change += edges.cost(e, d, dev[s]) - edges.cost(e, c, dev[s]);
+        if (dev[s] == c && p_.fusion_parent(s, c) == v) broken += p_.standalone_time(s, c) - p_.op_time(s, c);
+      }
+      for (int e = edges.in_begin(v); e < edges.in_end(v); ++e) {
+        const int w = edges.src(e);
+        in_change += edges.cost(e, dev[w], d) - edges.cost(e, dev[w], c);
+      }
+      const double window_end = std::max(latest_finish[v], ready + td);
+      const double idle = std::max(0.0, (window_end - ready) - lines[d].busy(ready, window_end));
+      moves.push_back({v, d});
+      const std::size_t at = rows.size();
+      rows.resize(at + kFeatures);
+      float* r = &rows[at];
+      r[0] = slog((td - tc) / u);
+      r[1] = slog(tc / u);
+      r[2] = slog(td / u);
+      r[3] = clip(tc / M, 0, 1);
+      r[4] = clip(td / M, 0, 1);
+      r[5] = clip(slack / M, 0, 1);
+      r[6] = slack <= 1e-9 * M ? 1.f : 0.f;
+      r[7] = clip(late / M, -1, 1);
+      r[8] = slog(late / u);
+      r[9] = clip(idle / std::max(td, 1e-12), 0, 4) / 4;
+      r[10] = clip(busy[c] / M, 0, 1);
+      r[11] = clip(busy[d] / M, 0, 1);
+      r[12] = clip(in_change / M, -1, 1);
+      r[13] = clip(out_change / M, -1, 1);
+      r[14] = producers ? static_cast<float>(producers_on[d]) / producers : 0.f;
+      r[15] = consumers ? static_cast<float>(consumers_on[d]) / consumers : 0.f;
+      r[16] = fused ? 1.f : 0.f;
+      r[17] = slog(broken / u);
+      r[18] = p_.cluster().devices[d].kind == "cpu";
+      r[19] = p_.cluster().devices[d].kind == "gpu";
+      r[20] = p_.cluster().devices[c].kind == "cpu";
+      r[21] = p_.cluster().devices[c].kind == "gpu";
+      r[22] = cap > 0 ? clip(static_cast<double>(weights[d] + p_.weight_bytes(v)) / static_cast<double>(cap), 0, 1) : 0.f;
+      r[23] = static_cast<float>(position_[v]) / T;
+    }
+  }
+}
+
+Placement apply_moves(Placement placement, const std::vector<Move>& moves) {
+  for (const Move& m : moves) placement[m.op] = m.device;
+  return placement;
+}
+
+}  // namespace devplace

@@ -1,0 +1,53 @@
+// Features of relocation moves on a complete placement, for devplace's learned move policy
+// (learn/move_policy.h, after GiPH: a network that proposes improvements of a placement). A move
+// sends one op to another device and keeps every other decision.
+//
+// The features come from the list scheduler's own estimate of the placement's schedule
+// (learn/schedule_env.h replayed with the placement's decisions: HEFT's model without
+// insertion), never from the reward, so reading them costs no reward evaluation and works the
+// same under a measured reward. Per move: the op's time on both devices, its slack in the
+// estimated schedule (how late it may finish without delaying the end), how late it would be on
+// the other device given where its producers and consumers are, the idle time of that device
+// around it, both devices' load, the transfers it adds or saves, the fusion it breaks, memory.
+// Nothing names an op or a device, so one trained scorer applies to any graph and cluster.
+// Simulator objective only (moves would break Tarnawski's contiguity). Torch-free.
+#pragma once
+
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "learn/schedule_env.h"
+#include "sim/schedule.h"
+
+namespace devplace {
+
+struct Move {
+  int op = -1, device = -1;
+  auto operator<=>(const Move&) const = default;
+};
+
+class MoveFeatures {
+ public:
+  static constexpr int kFeatures = 24;
+
+  // REQUIRES: problem outlives this.
+  explicit MoveFeatures(const Problem& problem);
+
+  // Every move of a decision op to another device that runs it and can hold its weights (by the
+  // weights already there; activations are the reward's to check), into `moves`, and their
+  // feature rows, [moves.size() x kFeatures] row-major, into `rows`. REQUIRES a complete placement.
+  void compute(const Placement& placement, std::vector<Move>& moves, std::vector<float>& rows);
+  // The estimated makespan of the placement last given to compute() (seconds).
+  double estimated_makespan() const { return makespan_; }
+
+ private:
+  const Problem& p_;
+  ScheduleEnv env_;
+  std::vector<int> position_;  // op -> its place in the decision order, -1 for constants
+  double makespan_ = 0;
+};
+
+// `placement` with every move applied (an op moved twice ends on its last move's device).
+Placement apply_moves(Placement placement, const std::vector<Move>& moves);
+
+}  // namespace devplace

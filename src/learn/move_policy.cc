@@ -1,0 +1,271 @@
+#include "learn/move_policy.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <set>
+
+#include "learn/archive_io.h"
+#include "learn/move_features.h"
+#include "learn/torch_scope.h"
+#include "sim/simulator.h"
+#include "util/error.h"
+#include "util/files.h"
+
+namespace devplace {
+
+namespace {
+
+constexpr int kF = MoveFeatures::kFeatures;
+// Format of a move-policy archive; other numbers than the list policy's (1, 2) so that neither
+// loads the other's file.
+constexpr std::int64_t kFormat = 101;
+// Improvements are regressed in percent of the latency, clipped: a move that makes a placement
+// infeasible or 10% slower teaches the same.
+constexpr double kClip = 10;
+// The sets of moves the search evaluates from one placement: the best 4, 16, 64, 256 together.
+// Chosen on held-out synthetic graphs (`pretrain-moves --validate 24`, two corpus seeds) among
+// 1-2-4-...-64, 1-4-16-64, 1-8-64, 2-8-32-128, 4-16-64-256 and 8-32-128-512 (docs/learned.md).
+constexpr std::array<int, 4> kSetSizes = {4, 16, 64, 256};
+// The rows kept for training.
+constexpr std::size_t kReplayRows = 200000;
+
+struct ScorerImpl : torch::nn::Module {
+  torch::nn::Linear l1{nullptr}, l2{nullptr}, out{nullptr};
+  explicit ScorerImpl(int hidden) {
+    l1 = register_module("l1", torch::nn::Linear(kF, hidden));
+    l2 = register_module("l2", torch::nn::Linear(hidden, hidden));
+    out = register_module("out", torch::nn::Linear(hidden, 1));
+  }
+  torch::Tensor forward(const torch::Tensor& rows) { return out(torch::relu(l2(torch::relu(l1(rows))))).squeeze(-1); }
+};
+TORCH_MODULE(Scorer);
+
+double gain_percent(double before, double after) {
+  if (!(after < kInfeasibleTime)) return -kClip;
+  return std::clamp(100.0 * (before - after) / before, -kClip, kClip);
+}
+
+// Move indices by predicted improvement, best first; ties by op name, then device, so the ops'
+// numbering does not change the order.
+std::vector<int> ranked(const Problem& p, const std::vector<Move>& moves, const std::vector<float>& pred) {
+  std::vector<int> idx(moves.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  const Graph& g = p.graph();
+  std::sort(idx.begin(), idx.end(), [&](int a, int b) {
+    if (pred[a] != pred[b]) return pred[a] > pred[b];
+    const std::string& na = g.op(moves[a].op).name;
+    const std::string& nb = g.op(moves[b].op).name;
+    if (na != nb) return na < nb;
+    return moves[a].device < moves[b].device;
+  });
+  return idx;
+}
+
+}  // namespace
+
+struct MovePolicy::Impl {
+  int hidden;
+  Scorer net;
+  explicit Impl(int h) : hidden(h), net(h) {}
+};
+
+MovePolicy::MovePolicy(int hidden, std::uint64_t seed) {
+  TorchScope scope(seed);
+  impl_ = std::make_unique<Impl>(hidden);
+}
+MovePolicy::~MovePolicy() = default;
+MovePolicy::MovePolicy(MovePolicy&&) noexcept = default;
+MovePolicy& MovePolicy::operator=(MovePolicy&&) noexcept = default;
+
+void MovePolicy::save(const std::string& path) const {
+  torch::serialize::OutputArchive ar;
+  impl_->net->save(ar);
+  ar.write("format", torch::tensor({kFormat, static_cast<std::int64_t>(impl_->hidden)}));
+  save_archive_atomically(ar, path);
+}
+
+MovePolicy MovePolicy::load(const std::string& path) {
+  if (!file_exists(path)) throw Error(path, "", "no such move-policy file (devplace pretrain-moves writes one)");
+  torch::serialize::InputArchive ar;
+  torch::Tensor format;
+  try {
+    ar.load_from(path);
+    ar.read("format", format);
+  } catch (const c10::Error&) {
+    throw Error(path, "", "not a learned move policy (a LibTorch archive with a 'format' entry)");
+  }
+  if (format.numel() != 2 || format[0].item<std::int64_t>() != kFormat)
+    throw Error(path, "", "not a move policy of this devplace's format (a list policy? retrain with pretrain-moves)");
+  MovePolicy policy(static_cast<int>(format[1].item<std::int64_t>()), 1);
+  try {
+    policy.impl_->net->load(ar);
+  } catch (const c10::Error&) {
+    throw Error(path, "", "the move policy's weights do not match its declared size");
+  }
+  return policy;
+}
+
+std::vector<float> MovePolicy::predict(const std::vector<float>& rows) const {
+  const auto n = static_cast<std::int64_t>(rows.size() / kF);
+  if (n == 0) return {};
+  torch::NoGradGuard no_grad;
+  auto x = torch::from_blob(const_cast<float*>(rows.data()), {n, kF}, torch::kFloat);
+  auto y = impl_->net->forward(x).contiguous();
+  return std::vector<float>(y.data_ptr<float>(), y.data_ptr<float>() + n);
+}
+
+Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement& start, int budget,
+                              double start_latency) const {
+  TorchScope scope(0);
+  auto latency = [&](const Placement& pl) {
+    const Evaluation e = reward.evaluate(pl);
+    return e.feasible ? e.latency : kInfeasibleTime;
+  };
+  int left = budget;
+  Placement best = start;
+  double best_latency = start_latency;
+  if (best_latency < 0) {
+    if (left <= 0) return best;
+    best_latency = latency(best), --left;
+  }
+  MoveFeatures features(p);
+  std::set<Move> tried;  // single moves that led nowhere from the incumbent
+  std::vector<Move> moves;
+  std::vector<float> rows;
+  while (left > 0) {
+    features.compute(best, moves, rows);
+    const std::vector<float> pred = predict(rows);
+    // The best untried move per op, best first.
+    std::vector<Move> chosen;
+    std::vector<char> op_taken(p.num_ops(), 0);
+      for (int i : ranked(p, moves, pred)) {
+      if (op_taken[moves[i].op] || tried.count(moves[i])) continue;
+      op_taken[moves[i].op] = 1;
+      chosen.push_back(moves[i]);
+    }
+    if (chosen.empty()) break;
+    // The best 4, 16, 64 and 256 moves together (fewer when fewer are left): the ranking is
+    // what is learned, the set sizes a line search along it.
+    std::vector<int> sizes;
+    for (int k : kSetSizes)
+      if (k < static_cast<int>(chosen.size())) sizes.push_back(k);
+    sizes.push_back(std::min<int>(kSetSizes.back(), static_cast<int>(chosen.size())));
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    int winner = -1;
+    double winner_latency = best_latency;
+    Placement winner_placement;
+    int largest = 0;
+    for (int k : sizes) {
+      if (left <= 0) break;
+      Placement candidate =
+          apply_moves(best, std::vector<Move>(chosen.begin(), chosen.begin() + k));
+      const double l = latency(candidate);
+      --left;
+      largest = k;
+      if (l < winner_latency) winner = k, winner_latency = l, winner_placement = std::move(candidate);
+    }
+    if (winner > 0) {
+      best = std::move(winner_placement), best_latency = winner_latency;
+      tried.clear();
+    } else {
+      // The best-ranked quarter of what was tried together does not help now: try others next.
+      for (int k = 0; k < std::max(1, largest / 4); ++k) tried.insert(chosen[k]);
+    }
+  }
+  return best;
+}
+
+void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& corpus,
+                       const std::vector<std::vector<Placement>>& starts, const MovePolicyConfig& c,
+                       std::uint64_t seed, const std::function<void(const MoveTrainingStep&)>& on_step) {
+  if (corpus.empty()) throw Error("", "", "train_move_policy: empty corpus");
+  if (starts.size() != corpus.size()) throw Error("", "", "train_move_policy: one list of start placements per problem");
+  TorchScope scope(seed);
+  std::mt19937_64 rng(seed);
+  auto& net = policy.impl();
+  torch::optim::Adam opt(net.net->parameters(), torch::optim::AdamOptions(c.lr));
+  std::vector<std::unique_ptr<Simulator>> sims(corpus.size());
+  std::vector<std::unique_ptr<MoveFeatures>> feats(corpus.size());
+  std::vector<std::vector<Placement>> pools = starts;
+  for (std::size_t i = 0; i < pools.size(); ++i)
+    if (pools[i].empty()) throw Error("", "", "train_move_policy: a problem without a start placement");
+  std::vector<float> replay_x;
+  std::vector<float> replay_y;
+  std::size_t next_row = 0;  // ring position once the replay is full
+  std::vector<std::size_t> order(corpus.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<Move> moves;
+  std::vector<float> rows;
+  for (int it = 0; it < c.iterations; ++it) {
+    if (it % static_cast<int>(corpus.size()) == 0) std::shuffle(order.begin(), order.end(), rng);
+    const std::size_t pi = order[static_cast<std::size_t>(it) % corpus.size()];
+    const Problem& p = *corpus[pi];
+    if (!sims[pi]) sims[pi] = std::make_unique<Simulator>(p), feats[pi] = std::make_unique<MoveFeatures>(p);
+    std::uniform_int_distribution<std::size_t> pick_state(0, pools[pi].size() - 1);
+    const Placement state = pools[pi][pick_state(rng)];
+    const double before = sims[pi]->makespan(state);
+    feats[pi]->compute(state, moves, rows);
+    MoveTrainingStep step;
+    step.iteration = it + 1;
+    step.graph = p.graph().name();
+    if (moves.empty() || !(before < kInfeasibleTime)) {
+      if (on_step) on_step(step);
+      continue;
+    }
+    // Half the moves the scorer ranks best (what its search would try), half at random.
+    const std::vector<float> pred = policy.predict(rows);
+    const std::vector<int> rank = ranked(p, moves, pred);
+    std::vector<int> picked;
+    const int top = std::min<int>(c.moves_per_update / 2, static_cast<int>(rank.size()));
+    picked.assign(rank.begin(), rank.begin() + top);
+    std::uniform_int_distribution<int> any(0, static_cast<int>(moves.size()) - 1);
+    for (int k = top; k < c.moves_per_update && k < static_cast<int>(moves.size()); ++k) picked.push_back(any(rng));
+    double best_gain = -kClip;
+    Placement best_moved;
+    for (std::size_t k = 0; k < picked.size(); ++k) {
+      const int i = picked[k];
+      Placement moved = apply_moves(state, {moves[i]});
+      const double g = gain_percent(before, sims[pi]->makespan(moved));
+      if (k == 0) step.top_gain = g;
+      if (g > best_gain) best_gain = g, best_moved = std::move(moved);
+      const float* r = &rows[static_cast<std::size_t>(i) * kF];
+      if (replay_y.size() < kReplayRows) {
+        replay_x.insert(replay_x.end(), r, r + kF);
+        replay_y.push_back(static_cast<float>(g));
+      } else {
+        std::copy(r, r + kF, replay_x.begin() + static_cast<std::ptrdiff_t>(next_row * kF));
+        replay_y[next_row] = static_cast<float>(g);
+        next_row = (next_row + 1) % kReplayRows;
+      }
+    }
+    step.best_gain = best_gain;
+    // The search goes on from an improved placement: train on the states it visits.
+    if (best_gain > 0) {
+      if (pools[pi].size() < 16)
+        pools[pi].push_back(std::move(best_moved));
+      else
+        pools[pi][std::uniform_int_distribution<std::size_t>(1, pools[pi].size() - 1)(rng)] = std::move(best_moved);
+    }
+    const auto n = static_cast<std::int64_t>(replay_y.size());
+    auto X = torch::from_blob(replay_x.data(), {n, kF}, torch::kFloat);
+    auto Y = torch::from_blob(replay_y.data(), {n}, torch::kFloat);
+    for (int s = 0; s < c.steps_per_update; ++s) {
+      auto idx = torch::randint(n, {std::min<std::int64_t>(c.batch, n)}, torch::kLong);
+      auto loss = torch::smooth_l1_loss(net.net->forward(X.index_select(0, idx)), Y.index_select(0, idx));
+      opt.zero_grad();
+      loss.backward();
+      opt.step();
+      step.loss = loss.item<double>();
+    }
+    if (on_step) on_step(step);
+  }
+}
+
+std::string default_move_policy_path() { return home_dir() + "/policies/learned-moves.pt"; }
+
+}  // namespace devplace

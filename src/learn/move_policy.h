@@ -1,0 +1,78 @@
+// devplace's learned move policy (after GiPH, Lee et al., MLSys 2023): a network that proposes
+// improvements of a complete placement. One shared scorer reads every relocation move (one op to
+// another device, the rest kept; learn/move_features.h) and predicts the improvement it brings,
+// in percent of the placement's latency; it learns that by regression on moves simulated on a
+// corpus of graphs and clusters, from the placements its own search visits. Placing is a search
+// that, from a start placement (the list policy's: learn/list_policy.h), evaluates the best
+// predicted moves alone and in sets (the best 2, 4, 8, ... together), keeps the best if it is
+// faster and reads the moves again. Nothing it sees names an op or a device, so one scorer
+// serves any graph and cluster. Simulator objective only. Torch-free header.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cost/cost_model.h"
+#include "learn/reward.h"
+#include "sim/schedule.h"
+
+namespace devplace {
+
+struct MovePolicyConfig {
+  int hidden = 64;           // width of the scorer's two hidden layers
+  int iterations = 2000;     // updates: one placement of one corpus graph each
+  int moves_per_update = 32; // single moves simulated per update (half the best predicted, half at random)
+  int steps_per_update = 4;  // Adam steps per update, on rows drawn from everything simulated so far
+  int batch = 256;           // rows per step
+  double lr = 1e-3;
+};
+
+struct MoveTrainingStep {
+  int iteration = 0;
+  std::string graph;
+  double loss = 0;       // Huber loss of the last step (percent^2 scale)
+  double best_gain = 0;  // the best simulated move's improvement, percent
+  double top_gain = 0;   // the improvement of the move the scorer ranked first, percent
+};
+
+class MovePolicy {
+ public:
+  explicit MovePolicy(int hidden = 64, std::uint64_t seed = 1);
+  ~MovePolicy();
+  MovePolicy(MovePolicy&&) noexcept;
+  MovePolicy& operator=(MovePolicy&&) noexcept;
+
+  // Throws Error naming the file when it is not a move-policy archive.
+  static MovePolicy load(const std::string& path);
+  void save(const std::string& path) const;  // atomically
+
+  // Predicted improvement (percent of latency) of each row of MoveFeatures::compute.
+  std::vector<float> predict(const std::vector<float>& rows) const;
+
+  // Improves `start` with learned moves, spending at most `budget` evaluations of `reward`
+  // (one for `start` itself unless start_latency is given). Returns the best placement evaluated
+  // (`start` when nothing was faster).
+  Placement improve(const Problem& problem, Reward& reward, const Placement& start, int budget,
+                    double start_latency = -1) const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Trains `policy` on `corpus` (round-robin, a fresh order each pass) from the start placements
+// given per problem (starts[i] for corpus[i], at least one each), by simulating moves. Scoped
+// LibTorch state (TorchScope). `on_step` sees every update.
+void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& corpus,
+                       const std::vector<std::vector<Placement>>& starts, const MovePolicyConfig& config,
+                       std::uint64_t seed, const std::function<void(const MoveTrainingStep&)>& on_step = {});
+
+// The pretrained move policy shipped with devplace: policies/learned-moves.pt under home_dir().
+std::string default_move_policy_path();
+
+}  // namespace devplace
