@@ -50,10 +50,9 @@ void validate_moves(const MovePolicy& moves, const ListPolicy& list, int graphs,
   double log_sum[3] = {0, 0, 0};
   for (const auto& g : corpus) {
     const Problem& p = *g->problem;
-    SimulatedReward sim(p);
+    SimulatedReward sim(p), r0(p), r1(p), r2(p);
     const Placement own = list.greedy(p);
-    const double base = sim.evaluate(own).latency;
-    SimulatedReward r0(p), r1(p), r2(p);
+    const double base = r1.evaluate(own).latency;  // the move search's first evaluation
     const Placement disc = list.decode_with_discrepancies(p, r0, 64);
     const Placement mv = moves.improve(p, r1, own, 63, base);
     CountingReward counted(r2);
@@ -121,22 +120,22 @@ void add_pretrain_moves_command(CLI::App& app) {
       starts.push_back(list.sample(*g->problem, a->starts, a->seed));
     }
     MovePolicy policy(a->config.hidden, a->seed);
-    std::string csv = "iteration,graph,loss,best_gain_pct,top_gain_pct\n";
+    std::string csv = "iteration,graph,loss,best_gain_pct,top_gain_pct,ranked_hits,random_hits\n";
     log::Progress bar("pretrain-moves", static_cast<std::size_t>(a->config.iterations));
-    double top = 0, best = 0;
+    double ranked = 0, random = 0;
     int counted = 0;
     train_move_policy(policy, problems, starts, a->config, a->seed, [&](const MoveTrainingStep& s) {
       char line[256];
-      std::snprintf(line, sizeof line, "%d,%s,%.5f,%.4f,%.4f\n", s.iteration, s.graph.c_str(), s.loss, s.best_gain,
-                    s.top_gain);
+      std::snprintf(line, sizeof line, "%d,%s,%.5f,%.4f,%.4f,%.4f,%.4f\n", s.iteration, s.graph.c_str(), s.loss,
+                    s.best_gain, s.top_gain, s.ranked_hits, s.random_hits);
       csv += line;
-      top += s.top_gain, best += s.best_gain, ++counted;
+      ranked += s.ranked_hits, random += s.random_hits, ++counted;
       if (s.iteration % 50 == 0) {
         char status[128];
-        std::snprintf(status, sizeof status, "top-ranked move %+.3f%%, best of those simulated %+.3f%% (last %d)",
-                      top / counted, best / counted, counted);
+        std::snprintf(status, sizeof status, "moves that help: %.1f%% of the best ranked, %.1f%% at random (last %d)",
+                      100 * ranked / counted, 100 * random / counted, counted);
         bar.update(static_cast<std::size_t>(s.iteration), status);
-        top = best = 0, counted = 0;
+        ranked = random = 0, counted = 0;
       }
     });
     bar.finish();

@@ -34,7 +34,8 @@ MoveFeatures::MoveFeatures(const Problem& p) : p_(p), env_(p), position_(p.num_o
   for (std::size_t k = 0; k < order.size(); ++k) position_[order[k]] = static_cast<int>(k);
 }
 
-void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves, std::vector<float>& rows) {
+void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves, std::vector<float>& rows,
+                           const Schedule* trace) {
   moves.clear();
   rows.clear();
   const int n = p_.num_ops(), D = p_.num_devices();
@@ -45,22 +46,35 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
   const Placement& dev = env_.placement();  // constants on device 0, the rest as given
   std::vector<double> start(n, 0), finish(n, 0), latest_finish(n, 0), latest_start(n, 0);
   makespan_ = 0;
-  std::vector<Timeline> lines(D);
-  for (auto& l : lines) l.before.push_back(0);
   for (int v : order) {
     finish[v] = env_.finish_time(v);
     const double t = env_.kernel_time(v, dev[v]);
     start[v] = t < kInfeasibleTime ? finish[v] - t : finish[v];
+  }
+  if (trace)  // the reward's own timeline of this placement, when it keeps one
+    for (int v : order) start[v] = trace->ops[v].start, finish[v] = trace->ops[v].end;
+  // The ops by start time (ties: decision order): each device's sequence, and an order in which
+  // every op comes after its producers.
+  std::vector<int> by_time = order;
+  std::stable_sort(by_time.begin(), by_time.end(), [&](int a, int b) { return start[a] < start[b]; });
+  std::vector<Timeline> lines(D);
+  for (auto& l : lines) l.before.push_back(0);
+  std::vector<int> next_on_device(n, -1), last_on(D, -1);
+  std::vector<double> busy(D, 0);
+  for (int v : by_time) {
+    if (last_on[dev[v]] >= 0) next_on_device[last_on[dev[v]]] = v;
+    last_on[dev[v]] = v;
     makespan_ = std::max(makespan_, finish[v]);
     Timeline& l = lines[dev[v]];
     l.start.push_back(start[v]), l.end.push_back(finish[v]);
     l.before.push_back(l.before.back() + (finish[v] - start[v]));
+    busy[dev[v]] += finish[v] - start[v];
   }
   const double M = std::max(makespan_, 1e-12), u = env_.time_unit();
-  // Latest finish without delaying the end, backwards over the decision order: before every
-  // consumer's latest start (less the transfer) and before the next op on the same device.
+  // Latest finish without delaying the end, backwards in time: before every consumer's latest
+  // start (less the transfer) and before the next op on the same device.
   std::vector<double> next_start(D, M);
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+  for (auto it = by_time.rbegin(); it != by_time.rend(); ++it) {
     const int v = *it;
     double lf = std::min(M, next_start[dev[v]]);
     for (int k = edges.out_begin(v); k < edges.out_end(v); ++k) {
@@ -74,8 +88,6 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
   }
   std::vector<std::int64_t> weights(D, 0);
   for (int v : order) weights[dev[v]] += p_.weight_bytes(v);
-  std::vector<double> busy(D);
-  for (int d = 0; d < D; ++d) busy[d] = env_.busy_time(d);
   const int T = std::max<int>(1, static_cast<int>(order.size()));
   for (int v : order) {
     const int c = dev[v];
@@ -90,6 +102,15 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
     }
     const int parent = p_.fusion_parent(v, c);
     const bool fused = parent >= 0 && dev[parent] == c;
+    // What leaving c releases: how much earlier the next op there could start (it waited for v,
+    // not for its data), and whether that op is critical.
+    double release = 0;
+    bool next_critical = false;
+    if (const int w = next_on_device[v]; w >= 0) {
+      const double data = edges.data_ready(w, c, dev, finish);
+      release = std::clamp(start[w] - std::max(data, start[v]), 0.0, tc);
+      next_critical = latest_finish[w] - finish[w] <= 1e-9 * M;
+    }
     for (int d = 0; d < D; ++d) {
       if (d == c) continue;
       const double td = env_.kernel_time(v, d);
@@ -100,11 +121,14 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
       const double new_finish = std::max(ready, start[v]) + td;
       // How late v's outputs would reach its consumers from d (or the end, for an output).
       double late = consumers ? -kInfeasibleTime : new_finish - M;
-      double in_change = 0, out_change = 0, broken = 0;
+      double in_change = 0, out_change = 0, broken = 0, earlier = -kInfeasibleTime;
       for (int k = edges.out_begin(v); k < edges.out_end(v); ++k) {
         const int e = edges.out_edge(k), s = edges.dst(e);
         if (position_[s] < 0) continue;
         late = std::max(late, new_finish + edges.cost(e, d, dev[s]) - latest_start[s]);
+        // How much earlier v's output would reach a critical consumer.
+        if (latest_finish[s] - finish[s] <= 1e-9 * M)
+          earlier = std::max(earlier, finish[v] + edges.cost(e, c, dev[s]) - new_finish - edges.cost(e, d, dev[s]));
         out_change += edges.cost(e, d, dev[s]) - edges.cost(e, c, dev[s]);
         if (dev[s] == c && p_.fusion_parent(s, c) == v) broken += p_.standalone_time(s, c) - p_.op_time(s, c);
       }
@@ -142,6 +166,9 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
       r[21] = p_.cluster().devices[c].kind == "gpu";
       r[22] = cap > 0 ? clip(static_cast<double>(weights[d] + p_.weight_bytes(v)) / static_cast<double>(cap), 0, 1) : 0.f;
       r[23] = static_cast<float>(position_[v]) / T;
+      r[24] = clip(release / M, 0, 1);
+      r[25] = next_critical ? 1.f : 0.f;
+      r[26] = earlier > -kInfeasibleTime ? clip(earlier / M, -1, 1) : 0.f;
     }
   }
 }

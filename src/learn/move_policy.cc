@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -138,7 +139,8 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
   std::vector<Move> moves;
   std::vector<float> rows;
   while (left > 0) {
-    features.compute(best, moves, rows);
+    const std::optional<Schedule> trace = reward.trace(best);  // best has been evaluated
+    features.compute(best, moves, rows, trace ? &*trace : nullptr);
     const std::vector<float> pred = predict(rows);
     // The best untried move per op, best first.
     std::vector<Move> chosen;
@@ -208,8 +210,10 @@ void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& co
     if (!sims[pi]) sims[pi] = std::make_unique<Simulator>(p), feats[pi] = std::make_unique<MoveFeatures>(p);
     std::uniform_int_distribution<std::size_t> pick_state(0, pools[pi].size() - 1);
     const Placement state = pools[pi][pick_state(rng)];
-    const double before = sims[pi]->makespan(state);
-    feats[pi]->compute(state, moves, rows);
+    // Trained on the simulator's trace of each placement, as the search reads it under the simulator.
+    const Schedule trace = sims[pi]->run(state);
+    const double before = trace.feasible ? trace.makespan : kInfeasibleTime;
+    feats[pi]->compute(state, moves, rows, &trace);
     MoveTrainingStep step;
     step.iteration = it + 1;
     step.graph = p.graph().name();
@@ -232,6 +236,7 @@ void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& co
       Placement moved = apply_moves(state, {moves[i]});
       const double g = gain_percent(before, sims[pi]->makespan(moved));
       if (k == 0) step.top_gain = g;
+      (static_cast<int>(k) < top ? step.ranked_hits : step.random_hits) += g > 0;
       if (g > best_gain) best_gain = g, best_moved = std::move(moved);
       const float* r = &rows[static_cast<std::size_t>(i) * kF];
       if (replay_y.size() < kReplayRows) {
@@ -244,6 +249,8 @@ void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& co
       }
     }
     step.best_gain = best_gain;
+    step.ranked_hits /= std::max(1, top);
+    step.random_hits /= std::max<int>(1, static_cast<int>(picked.size()) - top);
     // The search goes on from an improved placement: train on the states it visits.
     if (best_gain > 0) {
       if (pools[pi].size() < 16)

@@ -36,6 +36,9 @@ struct MoveTrainingStep {
   double loss = 0;       // Huber loss of the last step (percent^2 scale)
   double best_gain = 0;  // the best simulated move's improvement, percent
   double top_gain = 0;   // the improvement of the move the scorer ranked first, percent
+  // The share of the best-ranked half of the simulated moves that improved the placement, and of
+  // the half drawn at random (how much better than chance the scorer ranks).
+  double ranked_hits = 0, random_hits = 0;
 };
 
 class MovePolicy {

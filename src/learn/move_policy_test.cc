@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <optional>
 
 #include "learn/move_features.h"
 #include "learn/schedule_env.h"
@@ -74,6 +75,32 @@ TEST(MoveFeatures, SlackLatenessAndTransfersOfAHandComputedSchedule) {
   // The cpu is busy 1.5 s of 3.5, the gpu 2.
   EXPECT_FLOAT_EQ(row("c")[10], 2 / M);
   EXPECT_FLOAT_EQ(row("c")[11], 1.5f / M);
+}
+
+// The reward's trace of a placement replaces the estimate: the same chain, with the simulator's
+// schedule of it given.
+TEST(MoveFeatures, ReadTheRewardsTraceOfAnEvaluatedPlacementOnly) {
+  test::Builder b;
+  b.op("a", {}, 1, 4);
+  b.op("b", {"a"}, 5, 1);
+  b.g.finalize();
+  Problem p(b.g, test::two_devices(), &b.table);
+  const Placement pl = {0, 1};
+  SimulatedReward reward(p);
+  EXPECT_THROW(reward.trace(pl), Error);  // nothing evaluated yet: a trace is not free
+  reward.evaluate(pl);
+  std::optional<Schedule> trace = reward.trace(pl);
+  ASSERT_TRUE(trace.has_value());
+  EXPECT_DOUBLE_EQ(trace->makespan, 2.5);  // a 0-1, transfer 1-1.5, b 1.5-2.5
+  trace->ops[b.g.find_op("b")].start = 3, trace->ops[b.g.find_op("b")].end = 4;  // a slower run
+  MoveFeatures f(p);
+  std::vector<Move> moves;
+  std::vector<float> rows;
+  f.compute(pl, moves, rows);
+  EXPECT_DOUBLE_EQ(f.estimated_makespan(), 2.5);
+  f.compute(pl, moves, rows, &*trace);
+  EXPECT_DOUBLE_EQ(f.estimated_makespan(), 4);
+  EXPECT_EQ(reward.evaluations(), 1);
 }
 
 struct Corpus {

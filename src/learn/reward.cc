@@ -5,8 +5,20 @@
 #include <limits>
 
 #include "place/tarnawski_objective.h"
+#include "util/error.h"
 
 namespace devplace {
+
+namespace {
+
+// FNV-1a over the devices: what SimulatedReward remembers of each placement it evaluated.
+std::uint64_t placement_hash(const Placement& p) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (int d : p) h = (h ^ static_cast<std::uint64_t>(d + 1)) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
 
 SimulatedReward::SimulatedReward(const Problem& problem) : sim_(problem) {
   double w = 0;
@@ -16,6 +28,7 @@ SimulatedReward::SimulatedReward(const Problem& problem) : sim_(problem) {
 
 Evaluation SimulatedReward::evaluate(const Placement& placement) {
   ++evaluations_;
+  evaluated_.insert(placement_hash(placement));
   double m = sim_.makespan(placement);
   if (std::isfinite(m)) return {m, true, 0, 0};
   // Rare path: find out how far over memory it is, so the penalty can be proportional.
@@ -24,6 +37,12 @@ Evaluation SimulatedReward::evaluate(const Placement& placement) {
   // An infeasible placement always has a positive violation, even one that overflows nothing
   // (an op placed where it cannot run).
   return {s.makespan, false, over, std::max(1e-6, static_cast<double>(over) / weight_bytes_)};
+}
+
+std::optional<Schedule> SimulatedReward::trace(const Placement& placement) {
+  if (!evaluated_.count(placement_hash(placement)))
+    throw Error("", "", "SimulatedReward::trace: a placement it never evaluated (a trace costs an evaluation first)");
+  return sim_.run(placement);
 }
 
 SingleDeviceReference best_single_device(const Problem& problem, Reward& reward) {

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <unordered_set>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,11 @@ class Reward {
   }
   // The latency model behind it (a learner may sample only placements feasible under it).
   virtual Objective objective() const { return Objective::simulator; }
+  // The timeline of a placement this reward has already evaluated (when each op ran where), as
+  // a profiler trace of a measured run would give it; costs no evaluation. Empty when the reward
+  // keeps none (the default). Throws Error for a placement it never evaluated, so that a learner
+  // cannot read what it did not pay for.
+  virtual std::optional<Schedule> trace(const Placement& placement) { return std::nullopt; }
 };
 
 // The event simulator as a reward. REQUIRES: problem outlives it.
@@ -54,9 +61,12 @@ class SimulatedReward : public Reward {
   std::string name() const override { return "simulated"; }
   Evaluation evaluate(const Placement& placement) override;
   long long evaluations() const { return evaluations_; }
+  // The simulator's schedule of an evaluated placement.
+  std::optional<Schedule> trace(const Placement& placement) override;
 
  private:
   Simulator sim_;
+  std::unordered_set<std::uint64_t> evaluated_;  // hashes of what trace() may show
   double weight_bytes_ = 1;  // the unit of Evaluation::violation
   long long evaluations_ = 0;
 };
@@ -76,6 +86,7 @@ class CountingReward : public Reward {
   }
   long long count() const { return count_; }
   Objective objective() const override { return inner_.objective(); }
+  std::optional<Schedule> trace(const Placement& placement) override { return inner_.trace(placement); }
 
  private:
   Reward& inner_;
