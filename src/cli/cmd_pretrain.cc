@@ -56,14 +56,14 @@ void validate_moves(const MovePolicy& moves, const ListPolicy& list, int graphs,
     const Placement disc = list.decode_with_discrepancies(p, r0, 64);
     const Placement mv = moves.improve(p, r1, own, 63, base);
     CountingReward counted(r2);
-    const Placement half = list.decode_with_discrepancies(p, counted, 32);
-    const Placement both = moves.improve(p, counted, half, 64 - static_cast<int>(counted.count()));
+    const Placement first = list.decode_with_discrepancies(p, counted, 48);
+    const Placement both = moves.improve(p, counted, first, 64 - static_cast<int>(counted.count()));
     const double l[3] = {sim.evaluate(disc).latency, sim.evaluate(mv).latency, sim.evaluate(both).latency};
     for (int k = 0; k < 3; ++k) log_sum[k] += std::log(l[k] / base);
   }
   const double n = static_cast<double>(corpus.size());
   std::printf("validation, %zu unseen graphs, geometric mean vs the list policy's own placement: discrepancy (64) "
-              "%.4f, moves (1 + 63) %.4f, discrepancy (32) + moves (32) %.4f\n",
+              "%.4f, moves (1 + 63) %.4f, discrepancy (48) + moves (16) %.4f\n",
               corpus.size(), std::exp(log_sum[0] / n), std::exp(log_sum[1] / n), std::exp(log_sum[2] / n));
 }
 
@@ -102,7 +102,7 @@ void add_pretrain_moves_command(CLI::App& app) {
   cmd->add_option("--log", a->log, "Write the training log as CSV");
   cmd->add_option("--validate", a->validate,
                   "Then place this many unseen synthetic graphs (another corpus seed) at 64 simulated evaluations: "
-                  "the list policy's own placement, its discrepancy decoding, the move search from each (default 0)")
+                  "the list policy's own placement, its discrepancy decoding, the move search from the first and after 48 of the second (default 0)")
       ->check(CLI::Range(0, 100000));
   cmd->callback([a] {
     const std::string out = a->out.empty() ? default_move_policy_path() : a->out;

@@ -251,7 +251,19 @@ void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& co
     step.best_gain = best_gain;
     step.ranked_hits /= std::max(1, top);
     step.random_hits /= std::max<int>(1, static_cast<int>(picked.size()) - top);
-    // The search goes on from an improved placement: train on the states it visits.
+    // The search goes on from an improved placement: train on the states it visits, which its
+    // sets of moves reach too (the best 16 distinct ops' moves together, one more simulation).
+    {
+      std::vector<Move> set;
+      std::vector<char> taken(p.num_ops(), 0);
+      for (int i : rank) {
+        if (set.size() >= 16) break;
+        if (!taken[moves[i].op]) taken[moves[i].op] = 1, set.push_back(moves[i]);
+      }
+      Placement together = apply_moves(state, set);
+      const double g = gain_percent(before, sims[pi]->makespan(together));
+      if (g > best_gain) best_gain = g, best_moved = std::move(together);
+    }
     if (best_gain > 0) {
       if (pools[pi].size() < 16)
         pools[pi].push_back(std::move(best_moved));

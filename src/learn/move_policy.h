@@ -24,7 +24,9 @@ namespace devplace {
 struct MovePolicyConfig {
   int hidden = 64;           // width of the scorer's two hidden layers
   int iterations = 2000;     // updates: one placement of one corpus graph each
-  int moves_per_update = 32; // single moves simulated per update (half the best predicted, half at random)
+  // Single moves simulated per update (half the best predicted, half at random), and one more:
+  // the 16 best predicted together, whose placement, when faster, joins the states trained on.
+  int moves_per_update = 32;
   int steps_per_update = 4;  // Adam steps per update, on rows drawn from everything simulated so far
   int batch = 256;           // rows per step
   double lr = 1e-3;
