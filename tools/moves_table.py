@@ -6,7 +6,7 @@ usage: tools/moves_table.py MOVES.csv [LEARNED.md]
 Best known per graph and cluster = the lower of the zero-shot table's "best known" column in
 docs/learned.md (local search at 200,000 evaluations and every row that table found; its rows
 come in the order tools/evaluate_moves.sh places them) and any latency in MOVES.csv. Learned
-rows: median over the pretraining seeds present.
+rows: median [min-max] over the pretraining seeds present.
 """
 import csv
 import statistics
@@ -60,7 +60,11 @@ def main(argv):
         for a, v in med.items():
             within[a] += v <= 1.05 * best
         d, dm = med["learned-discrepancy"] / best - 1, med["learned-discrepancy-moves"] / best - 1
-        print(f"| {key[0]} | {key[1]} | " + " | ".join(f"{med.get(a, float('nan')):.3f}" for a in ALGOS)
+        def cell(a):
+            v = table[key].get(a, [float("nan")])
+            spread = f" [{min(v):.3f}-{max(v):.3f}]" if len(v) > 1 and min(v) != max(v) else ""
+            return f"{med.get(a, float('nan')):.3f}{spread}"
+        print(f"| {key[0]} | {key[1]} | " + " | ".join(cell(a) for a in ALGOS)
               + f" | {best:.3f} | {100 * d:+.1f}% / {100 * dm:+.1f}% |")
     print()
     print("within 5% of the best known: " + ", ".join(f"{a} {within[a]} of {len(order)}" for a in ALGOS))
