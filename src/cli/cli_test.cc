@@ -353,5 +353,27 @@ TEST(Cli, PretrainImitatesAPlacerAndWritesAContextPolicy) {
   expect_one_line_error(devplace("pretrain --imitate nonsense -o " + out), "--imitate nonsense: not a classical placer");
 }
 
+// pretrain-moves writes a move policy that the learned-moves rows load and keep to the budget; a
+// wrong file or objective is a one-line error.
+TEST(Cli, PretrainMovesWritesAPolicyTheMoveRowsUse) {
+  const std::string out = ::testing::TempDir() + "/cli_pretrain_moves.pt";
+  Result r = devplace("pretrain-moves -q --graphs 3 --iterations 20 --validate 2 --seed 2 -o " + out);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("20 updates"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("validation, 2 unseen graphs"), std::string::npos) << r.output;
+  Result placed = devplace("compare inception_v3 --cluster paper --budget 20 --csv --algos "
+                           "learned-moves,learned-discrepancy-moves --move-policy " + out);
+  ASSERT_EQ(placed.status, 0) << placed.output;
+  EXPECT_NE(placed.output.find("learned-discrepancy-moves"), std::string::npos) << placed.output;
+  expect_one_line_error(devplace("place inception_v3 --cluster paper --algo learned-moves --move-policy "
+                                 "policies/learned.pt"),
+                        "not a move policy");
+  const std::string graph =
+      shared_dir() + "/data/dnn-partitioning/latency-inputs/OperatorGraphs/bert_l-3_inference.json";
+  if (!file_exists(graph)) GTEST_SKIP() << "no shared data at " << graph;
+  expect_one_line_error(devplace("place " + graph + " --objective tarnawski --algo learned-moves"),
+                        "simulator's objective only");
+}
+
 }  // namespace
 }  // namespace devplace
