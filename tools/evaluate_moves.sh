@@ -2,9 +2,11 @@
 # The zero-shot figures of the learned move policy (docs/learned.md, "Learned moves"): every
 # graph and cluster of the zero-shot table at 64 reward evaluations, placed by the fold policies
 # of tools/evaluate_learned.sh (POLICIES=DIR holding fold<F>-s<S>.pt for SEEDS, default "1")
-# with the move policy MOVES (default policies/learned-moves.pt, trained on synthetic graphs
-# only, so it never saw any of these graphs), beside the controls at the same budget. Writes CSV
-# to stdout. Run from the repository root after a build.
+# with the move policy MOVES (default policies/learned-moves.pt), or with MOVES=fold the fold
+# move policies POLICIES/moves-fold<F>-s<S>.pt (`LEAVE_OUT=... PRETRAIN=pretrain-moves
+# tools/pretrain_learned.sh --policy POLICIES/fold<F>-s<S>.pt --seed S`: synthetic graphs and the
+# real graphs of the other folds), beside the controls at the same budget. Writes CSV to stdout.
+# Run from the repository root after a build.
 set -e
 cd "$(dirname "$0")/.."
 POLICIES=${POLICIES:?POLICIES=DIR with the fold policies (tools/evaluate_learned.sh trains them)}
@@ -18,6 +20,7 @@ F2=bert_base,ir_distilbert_base_sst2,ir_roberta_base_cola,ir_ssd_inception_v2_co
 F3=ir_all_mpnet_base_v2,ir_flan_t5_large_decoder,ir_tinyllama_decoder
 # The BERT-large-size export sits in BERT-base's fold.
 fold_of() { [ "$1" = bert_large ] && set -- bert_base; for f in 1 2 3; do leave=F$f; [[ ",${!leave}," == *",$1,"* ]] && echo $f; done; }
+moves_of() { if [ "$MOVES" = fold ]; then echo "$POLICIES/moves-fold$(fold_of "$1")-s$2.pt"; else echo "$MOVES"; fi; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 sed -e 's/^memory_gib = .*/memory_gib = 0.5/' -e 's/^name = "nvlink4"/name = "nvlink4-tight"/' \
@@ -27,7 +30,7 @@ row() {  # name model-arguments...
   $B -q compare "$@" --algos heft,random-best,local-search --budget 64 --csv | tail -n +2 | sed "s/^/$name,-,/"
   for s in $SEEDS; do
     $B -q compare "$@" --algos learned,learned-discrepancy,learned-moves,learned-discrepancy-moves --budget 64 \
-      --policy "$POLICIES/fold$(fold_of "$name")-s$s.pt" --move-policy "$MOVES" --csv | tail -n +2 | sed "s/^/$name,$s,/"
+      --policy "$POLICIES/fold$(fold_of "$name")-s$s.pt" --move-policy "$(moves_of "$name" $s)" --csv | tail -n +2 | sed "s/^/$name,$s,/"
   done
 }
 echo "graph,pretrain_seed,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"

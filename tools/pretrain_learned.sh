@@ -3,8 +3,9 @@
 # graphs: the ten OpenVINO IR graphs of ../shared/data/openvino and the three bundled models,
 # each on perturbed clusters around the presets. LEAVE_OUT=name[,name] drops graphs (for the
 # zero-shot evaluation: a graph is placed by a policy that never saw it). Extra arguments go to
-# `devplace pretrain` (e.g. -o FILE --seed S). Run from the repository root after a build
-# (DEVPLACE=path runs another devplace binary).
+# `devplace pretrain` (e.g. -o FILE --seed S); PRETRAIN=pretrain-moves trains the move policy
+# on the same graphs instead. Run from the repository root after a build (DEVPLACE=path runs
+# another devplace binary).
 cd "$(dirname "$0")/.."
 S=../shared/data/openvino
 LM=input_ids=1,128:attention_mask=1,128
@@ -23,4 +24,4 @@ for g in "${GRAPHS[@]}"; do
   if [[ ",${LEAVE_OUT}," == *",$name,"* ]]; then continue; fi
   ARGS+=(--model "$g")
 done
-exec "${DEVPLACE:-build/devplace}" pretrain "${ARGS[@]}" "$@"
+exec "${DEVPLACE:-build/devplace}" "${PRETRAIN:-pretrain}" "${ARGS[@]}" "$@"
