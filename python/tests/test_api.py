@@ -313,3 +313,14 @@ def test_environment_per_group(resnet):
     assert reward == pytest.approx(info["reference_latency"] / devplace.judge(resnet, list(placement)).latency)
     with pytest.raises(devplace.Error):
         env.step(0)
+
+
+def test_learned_moves_row_takes_a_move_policy_and_matches_the_cli(resnet, tmp_path):
+    p = devplace.place(resnet, "learned-discrepancy-moves", budget=24,
+                       move_policy=os.path.join(ROOT, "policies", "learned-moves.pt"))
+    out = tmp_path / "cli.json"
+    subprocess.run([CLI, "-q", "place", "resnet50", "--cluster", "paper", "--algo", "learned-discrepancy-moves",
+                    "--budget", "24", "-o", str(out)], check=True, capture_output=True)
+    assert devplace.read_placement(resnet, str(out)) == p
+    with pytest.raises(Exception, match="not a move policy"):
+        devplace.place(resnet, "learned-moves", move_policy=os.path.join(ROOT, "policies", "learned.pt"))

@@ -102,7 +102,8 @@ void add_pretrain_moves_command(CLI::App& app) {
   cmd->add_option("--log", a->log, "Write the training log as CSV");
   cmd->add_option("--validate", a->validate,
                   "Then place this many unseen synthetic graphs (another corpus seed) at 64 simulated evaluations: "
-                  "the list policy's own placement, its discrepancy decoding, the move search from the first and after 48 of the second (default 0)")
+                  "the list policy's own placement, its discrepancy decoding, the move search from the first and "
+                  "after 48 of the second (default 0)")
       ->check(CLI::Range(0, 100000));
   cmd->callback([a] {
     const std::string out = a->out.empty() ? default_move_policy_path() : a->out;

@@ -89,56 +89,79 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
   std::vector<std::int64_t> weights(D, 0);
   for (int v : order) weights[dev[v]] += p_.weight_bytes(v);
   const int T = std::max<int>(1, static_cast<int>(order.size()));
-  for (int v : order) {
-    const int c = dev[v];
-    const double tc = finish[v] - start[v];
-    const double slack = latest_finish[v] - finish[v];
+  std::vector<char> member(n, 0);
+  // Rows for moving `unit` (its head first: one op, or an op with the ops fused into its kernel)
+  // from its device to every other one.
+  auto add_rows = [&](const std::vector<int>& unit, bool whole) {
+    const int h = unit.front(), c = dev[h];
+    for (int m : unit) member[m] = 1;
+    double tc = 0, slack = kInfeasibleTime, last_finish = 0;
+    int last = h;
+    std::int64_t unit_weights = 0;
+    for (int m : unit) {
+      tc += finish[m] - start[m];
+      slack = std::min(slack, latest_finish[m] - finish[m]);
+      unit_weights += p_.weight_bytes(m);
+      if (finish[m] >= last_finish) last_finish = finish[m], last = m;
+    }
     int producers = 0, consumers = 0;
     std::vector<int> producers_on(D, 0), consumers_on(D, 0);
-    for (int e = edges.in_begin(v); e < edges.in_end(v); ++e) ++producers, ++producers_on[dev[edges.src(e)]];
-    for (int k = edges.out_begin(v); k < edges.out_end(v); ++k) {
-      const int s = edges.dst(edges.out_edge(k));
-      if (position_[s] >= 0) ++consumers, ++consumers_on[dev[s]];
+    for (int m : unit) {
+      for (int e = edges.in_begin(m); e < edges.in_end(m); ++e)
+        if (!member[edges.src(e)]) ++producers, ++producers_on[dev[edges.src(e)]];
+      for (int k = edges.out_begin(m); k < edges.out_end(m); ++k) {
+        const int s = edges.dst(edges.out_edge(k));
+        if (position_[s] >= 0 && !member[s]) ++consumers, ++consumers_on[dev[s]];
+      }
     }
-    const int parent = p_.fusion_parent(v, c);
+    const int parent = p_.fusion_parent(h, c);
     const bool fused = parent >= 0 && dev[parent] == c;
-    // What leaving c releases: how much earlier the next op there could start (it waited for v,
-    // not for its data), and whether that op is critical.
+    // What leaving c releases: how much earlier the next op there could start (it waited for the
+    // unit, not for its data), and whether that op is critical.
     double release = 0;
     bool next_critical = false;
-    if (const int w = next_on_device[v]; w >= 0) {
+    if (const int w = next_on_device[last]; w >= 0) {
       const double data = edges.data_ready(w, c, dev, finish);
-      release = std::clamp(start[w] - std::max(data, start[v]), 0.0, tc);
+      release = std::clamp(start[w] - std::max(data, start[h]), 0.0, tc);
       next_critical = latest_finish[w] - finish[w] <= 1e-9 * M;
     }
     for (int d = 0; d < D; ++d) {
       if (d == c) continue;
-      const double td = env_.kernel_time(v, d);
+      double td = 0;
+      for (int m : unit) {
+        const int fp = p_.fusion_parent(m, d);
+        td += m == h ? env_.kernel_time(h, d)
+                     : fp >= 0 && (member[fp] || dev[fp] == d) ? p_.op_time(m, d) : p_.standalone_time(m, d);
+      }
       if (!(td < kInfeasibleTime)) continue;
       const std::int64_t cap = p_.cluster().devices[d].memory_bytes;
-      if (cap > 0 && weights[d] + p_.weight_bytes(v) > cap) continue;
-      const double ready = edges.data_ready(v, d, dev, finish);
-      const double new_finish = std::max(ready, start[v]) + td;
-      // How late v's outputs would reach its consumers from d (or the end, for an output).
+      if (cap > 0 && weights[d] + unit_weights > cap) continue;
+      double ready = 0, in_change = 0;
+      for (int m : unit)
+        for (int e = edges.in_begin(m); e < edges.in_end(m); ++e) {
+          const int w = edges.src(e);
+          if (member[w]) continue;
+          ready = std::max(ready, finish[w] + edges.cost(e, dev[w], d));
+          in_change += edges.cost(e, dev[w], d) - edges.cost(e, dev[w], c);
+        }
+      const double new_finish = std::max(ready, start[h]) + td;
+      // How late the unit's outputs would reach its consumers from d (or the end, for outputs).
       double late = consumers ? -kInfeasibleTime : new_finish - M;
-      double in_change = 0, out_change = 0, broken = 0, earlier = -kInfeasibleTime;
-      for (int k = edges.out_begin(v); k < edges.out_end(v); ++k) {
-        const int e = edges.out_edge(k), s = edges.dst(e);
-        if (position_[s] < 0) continue;
-        late = std::max(late, new_finish + edges.cost(e, d, dev[s]) - latest_start[s]);
-        // How much earlier v's output would reach a critical consumer.
-        if (latest_finish[s] - finish[s] <= 1e-9 * M)
-          earlier = std::max(earlier, finish[v] + edges.cost(e, c, dev[s]) - new_finish - edges.cost(e, d, dev[s]));
-        out_change += edges.cost(e, d, dev[s]) - edges.cost(e, c, dev[s]);
-        if (dev[s] == c && p_.fusion_parent(s, c) == v) broken += p_.standalone_time(s, c) - p_.op_time(s, c);
-      }
-      for (int e = edges.in_begin(v); e < edges.in_end(v); ++e) {
-        const int w = edges.src(e);
-        in_change += edges.cost(e, dev[w], d) - edges.cost(e, dev[w], c);
-      }
-      const double window_end = std::max(latest_finish[v], ready + td);
+      double out_change = 0, broken = 0, earlier = -kInfeasibleTime;
+      for (int m : unit)
+        for (int k = edges.out_begin(m); k < edges.out_end(m); ++k) {
+          const int e = edges.out_edge(k), s = edges.dst(e);
+          if (position_[s] < 0 || member[s]) continue;
+          late = std::max(late, new_finish + edges.cost(e, d, dev[s]) - latest_start[s]);
+          // How much earlier the output would reach a critical consumer.
+          if (latest_finish[s] - finish[s] <= 1e-9 * M)
+            earlier = std::max(earlier, finish[m] + edges.cost(e, c, dev[s]) - new_finish - edges.cost(e, d, dev[s]));
+          out_change += edges.cost(e, d, dev[s]) - edges.cost(e, c, dev[s]);
+          if (dev[s] == c && p_.fusion_parent(s, c) == m) broken += p_.standalone_time(s, c) - p_.op_time(s, c);
+        }
+      const double window_end = std::max(latest_finish[last], ready + td);
       const double idle = std::max(0.0, (window_end - ready) - lines[d].busy(ready, window_end));
-      moves.push_back({v, d});
+      moves.push_back({h, d, whole});
       const std::size_t at = rows.size();
       rows.resize(at + kFeatures);
       float* r = &rows[at];
@@ -164,18 +187,46 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
       r[19] = p_.cluster().devices[d].kind == "gpu";
       r[20] = p_.cluster().devices[c].kind == "cpu";
       r[21] = p_.cluster().devices[c].kind == "gpu";
-      r[22] = cap > 0 ? clip(static_cast<double>(weights[d] + p_.weight_bytes(v)) / static_cast<double>(cap), 0, 1) : 0.f;
-      r[23] = static_cast<float>(position_[v]) / T;
+      r[22] = cap > 0 ? clip(static_cast<double>(weights[d] + unit_weights) / static_cast<double>(cap), 0, 1) : 0.f;
+      r[23] = static_cast<float>(position_[h]) / T;
       r[24] = clip(release / M, 0, 1);
       r[25] = next_critical ? 1.f : 0.f;
       r[26] = earlier > -kInfeasibleTime ? clip(earlier / M, -1, 1) : 0.f;
+      r[27] = slog(static_cast<double>(unit.size()) - 1);
     }
+    for (int m : unit) member[m] = 0;
+  };
+  for (int v : order) {
+    add_rows({v}, false);
+    // A kernel's head also moves with every op fused into it (a move of one of them alone breaks
+    // the kernel and pays for a transfer inside it).
+    const int parent = p_.fusion_parent(v, dev[v]);
+    if (parent >= 0 && dev[parent] == dev[v]) continue;
+    const std::vector<int> kernel = fused_group(p_, placement, v);
+    if (kernel.size() > 1) add_rows(kernel, true);
   }
 }
 
-Placement apply_moves(Placement placement, const std::vector<Move>& moves) {
-  for (const Move& m : moves) placement[m.op] = m.device;
-  return placement;
+std::vector<int> fused_group(const Problem& p, const Placement& placement, int head) {
+  const Graph& g = p.graph();
+  const int d = placement[head];
+  std::vector<int> group = {head};
+  for (std::size_t k = 0; k < group.size(); ++k)
+    for (int s : g.succs(group[k]))
+      if (placement[s] == d && p.fusion_parent(s, d) == group[k]) group.push_back(s);
+  return group;
+}
+
+Placement apply_moves(const Problem& p, const Placement& placement, const std::vector<Move>& moves) {
+  Placement out = placement;
+  for (const Move& m : moves) {
+    if (!m.whole) {
+      out[m.op] = m.device;
+      continue;
+    }
+    for (int v : fused_group(p, placement, m.op)) out[v] = m.device;
+  }
+  return out;
 }
 
 }  // namespace devplace

@@ -11,7 +11,9 @@
 // the other device given where its producers and consumers are, the idle time of that device
 // around it, both devices' load, the transfers it adds or saves, the fusion it breaks, memory,
 // how much earlier the next op on its device could start without it and how much earlier its
-// output would reach a critical consumer.
+// output would reach a critical consumer, and the size of what moves. A kernel's head also moves
+// with the ops fused into it: moved alone, an op of a fused chain breaks the kernel and pays a
+// transfer inside it.
 // Nothing names an op or a device, so one trained scorer applies to any graph and cluster.
 // Simulator objective only (moves would break Tarnawski's contiguity). Torch-free.
 #pragma once
@@ -26,18 +28,20 @@ namespace devplace {
 
 struct Move {
   int op = -1, device = -1;
+  bool whole = false;  // with every op fused into op's kernel on its device (fused_group)
   auto operator<=>(const Move&) const = default;
 };
 
 class MoveFeatures {
  public:
-  static constexpr int kFeatures = 27;
+  static constexpr int kFeatures = 28;
 
   // REQUIRES: problem outlives this.
   explicit MoveFeatures(const Problem& problem);
 
   // Every move of a decision op to another device that runs it and can hold its weights (by the
-  // weights already there; activations are the reward's to check), into `moves`, and their
+  // weights already there; activations are the reward's to check), and of every kernel head with
+  // the ops fused into it, into `moves`, and their
   // feature rows, [moves.size() x kFeatures] row-major, into `rows`. With `trace` (the reward's
   // timeline of this placement: Reward::trace) the op times come from it instead of the
   // estimate. REQUIRES a complete placement.
@@ -53,7 +57,12 @@ class MoveFeatures {
   double makespan_ = 0;
 };
 
-// `placement` with every move applied (an op moved twice ends on its last move's device).
-Placement apply_moves(Placement placement, const std::vector<Move>& moves);
+// `head` and the ops fused into its kernel on its device, transitively (head first; one op when
+// nothing fuses into it).
+std::vector<int> fused_group(const Problem& problem, const Placement& placement, int head);
+
+// `placement` with every move applied, whole moves taking the fused group they have in
+// `placement` (an op moved twice ends on its last move's device).
+Placement apply_moves(const Problem& problem, const Placement& placement, const std::vector<Move>& moves);
 
 }  // namespace devplace

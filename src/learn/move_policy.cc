@@ -62,9 +62,20 @@ std::vector<int> ranked(const Problem& p, const std::vector<Move>& moves, const 
     const std::string& na = g.op(moves[a].op).name;
     const std::string& nb = g.op(moves[b].op).name;
     if (na != nb) return na < nb;
-    return moves[a].device < moves[b].device;
+    if (moves[a].device != moves[b].device) return moves[a].device < moves[b].device;
+    return moves[a].whole < moves[b].whole;
   });
   return idx;
+}
+
+// Marks the ops `move` moves on `placement` in `taken`, unless one of them is taken already
+// (then false: a set of moves moves every op once).
+bool take_ops(const Problem& p, const Placement& placement, const Move& move, std::vector<char>& taken) {
+  const std::vector<int> ops = move.whole ? fused_group(p, placement, move.op) : std::vector<int>{move.op};
+  for (int v : ops)
+    if (taken[v]) return false;
+  for (int v : ops) taken[v] = 1;
+  return true;
 }
 
 }  // namespace
@@ -142,14 +153,11 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
     const std::optional<Schedule> trace = reward.trace(best);  // best has been evaluated
     features.compute(best, moves, rows, trace ? &*trace : nullptr);
     const std::vector<float> pred = predict(rows);
-    // The best untried move per op, best first.
+    // The best untried moves that move no op twice, best first.
     std::vector<Move> chosen;
     std::vector<char> op_taken(p.num_ops(), 0);
-      for (int i : ranked(p, moves, pred)) {
-      if (op_taken[moves[i].op] || tried.count(moves[i])) continue;
-      op_taken[moves[i].op] = 1;
-      chosen.push_back(moves[i]);
-    }
+    for (int i : ranked(p, moves, pred))
+      if (!tried.count(moves[i]) && take_ops(p, best, moves[i], op_taken)) chosen.push_back(moves[i]);
     if (chosen.empty()) break;
     // The best 4, 16, 64 and 256 moves together (fewer when fewer are left): the ranking is
     // what is learned, the set sizes a line search along it.
@@ -165,7 +173,7 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
     for (int k : sizes) {
       if (left <= 0) break;
       Placement candidate =
-          apply_moves(best, std::vector<Move>(chosen.begin(), chosen.begin() + k));
+          apply_moves(p, best, std::vector<Move>(chosen.begin(), chosen.begin() + k));
       const double l = latency(candidate);
       --left;
       largest = k;
@@ -233,7 +241,7 @@ void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& co
     Placement best_moved;
     for (std::size_t k = 0; k < picked.size(); ++k) {
       const int i = picked[k];
-      Placement moved = apply_moves(state, {moves[i]});
+      Placement moved = apply_moves(p, state, {moves[i]});
       const double g = gain_percent(before, sims[pi]->makespan(moved));
       if (k == 0) step.top_gain = g;
       (static_cast<int>(k) < top ? step.ranked_hits : step.random_hits) += g > 0;
@@ -258,9 +266,9 @@ void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& co
       std::vector<char> taken(p.num_ops(), 0);
       for (int i : rank) {
         if (set.size() >= 16) break;
-        if (!taken[moves[i].op]) taken[moves[i].op] = 1, set.push_back(moves[i]);
+        if (take_ops(p, state, moves[i], taken)) set.push_back(moves[i]);
       }
-      Placement together = apply_moves(state, set);
+      Placement together = apply_moves(p, state, set);
       const double g = gain_percent(before, sims[pi]->makespan(together));
       if (g > best_gain) best_gain = g, best_moved = std::move(together);
     }

@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <optional>
 
+#include "cost/cluster.h"
+#include "io/model.h"
 #include "learn/move_features.h"
 #include "learn/schedule_env.h"
 #include "learn/training_corpus.h"
@@ -101,6 +104,41 @@ TEST(MoveFeatures, ReadTheRewardsTraceOfAnEvaluatedPlacementOnly) {
   f.compute(pl, moves, rows, &*trace);
   EXPECT_DOUBLE_EQ(f.estimated_makespan(), 4);
   EXPECT_EQ(reward.evaluations(), 1);
+}
+
+// ResNet-50 on the GPU fuses its convolutions with what follows them: such a kernel's head
+// also moves whole, and applying that move moves every op of the kernel and nothing else.
+TEST(MoveFeatures, AKernelsHeadMovesWithTheOpsFusedIntoIt) {
+  Model m = load_model("resnet50");
+  Problem p(m.graph, load_cluster("paper"));
+  const int gpu = 1;
+  ASSERT_EQ(p.cluster().devices[gpu].kind, "gpu");
+  const Placement on_gpu(p.num_ops(), gpu);
+  MoveFeatures f(p);
+  std::vector<Move> moves;
+  std::vector<float> rows;
+  f.compute(on_gpu, moves, rows);
+  int whole = 0, singles = 0;
+  for (const Move& mv : moves) {
+    if (!mv.whole) {
+      ++singles;
+      continue;
+    }
+    ++whole;
+    const std::vector<int> kernel = fused_group(p, on_gpu, mv.op);
+    ASSERT_GE(kernel.size(), 2u);
+    for (std::size_t k = 1; k < kernel.size(); ++k) {
+      const int parent = p.fusion_parent(kernel[k], gpu);
+      EXPECT_NE(std::find(kernel.begin(), kernel.end(), parent), kernel.end()) << m.graph.op(kernel[k]).name;
+    }
+    const Placement moved = apply_moves(p, on_gpu, {mv});
+    int changed = 0;
+    for (int v = 0; v < p.num_ops(); ++v) changed += moved[v] != gpu;
+    EXPECT_EQ(changed, static_cast<int>(kernel.size())) << m.graph.op(mv.op).name;
+  }
+  EXPECT_GT(whole, 10) << "ResNet-50's convolutions fuse on the GPU";
+  EXPECT_GT(singles, whole);
+  EXPECT_EQ(rows.size(), moves.size() * MoveFeatures::kFeatures);
 }
 
 struct Corpus {

@@ -141,18 +141,19 @@ PYBIND11_MODULE(_devplace, m) {
   m.def(
       "place",
       [](const Workload& w, const std::string& algorithm, std::uint64_t seed, std::int64_t budget, double time_budget,
-         const std::string& objective, const std::string& policy) {
+         const std::string& objective, const std::string& policy, const std::string& move_policy) {
         PlaceOptions o;
         o.seed = seed, o.eval_budget = budget, o.time_budget_s = time_budget, o.objective = objective_of(objective);
-        o.policy_file = policy;
+        o.policy_file = policy, o.move_policy_file = move_policy;
         py::gil_scoped_release release;
         return place(w, algorithm, o);
       },
       "Places the workload with the named placer (devplace.placer_names()); returns one device index per op. budget "
       "bounds reward evaluations of searches and learned placers, time_budget their seconds (0: defaults); policy "
-      "places zero-shot with a trained policy file.",
+      "places zero-shot with a trained policy file, move_policy with another move policy (learned-moves rows).",
       py::arg("workload"), py::arg("algorithm") = "local-search", py::arg("seed") = 1, py::arg("budget") = 0,
-      py::arg("time_budget") = 0.0, py::arg("objective") = "sim", py::arg("policy") = "");
+      py::arg("time_budget") = 0.0, py::arg("objective") = "sim", py::arg("policy") = "",
+      py::arg("move_policy") = "");
   m.def(
       "judge",
       [](const Workload& w, const Placement& p, const std::string& objective) {
