@@ -147,6 +147,7 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
   }
   MoveFeatures features(p);
   std::set<Move> tried;  // single moves that led nowhere from the incumbent
+  bool singles = false;  // every set failed from the incumbent: moves one at a time
   std::vector<Move> moves;
   std::vector<float> rows;
   while (left > 0) {
@@ -158,14 +159,24 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
     std::vector<char> op_taken(p.num_ops(), 0);
     for (int i : ranked(p, moves, pred))
       if (!tried.count(moves[i]) && take_ops(p, best, moves[i], op_taken)) chosen.push_back(moves[i]);
-    if (chosen.empty()) break;
+    if (chosen.empty()) {
+      // Every set from this incumbent failed: the best-ranked moves one at a time, once.
+      if (singles) break;
+      singles = true;
+      tried.clear();
+      continue;
+    }
     // The best 4, 16, 64 and 256 moves together (fewer when fewer are left): the ranking is
-    // what is learned, the set sizes a line search along it.
+    // what is learned, the set sizes a line search along it. Once they are spent, single moves.
     std::vector<int> sizes;
-    for (int k : kSetSizes)
-      if (k < static_cast<int>(chosen.size())) sizes.push_back(k);
-    sizes.push_back(std::min<int>(kSetSizes.back(), static_cast<int>(chosen.size())));
-    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    if (singles) {
+      sizes.push_back(1);
+    } else {
+      for (int k : kSetSizes)
+        if (k < static_cast<int>(chosen.size())) sizes.push_back(k);
+      sizes.push_back(std::min<int>(kSetSizes.back(), static_cast<int>(chosen.size())));
+      sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    }
     int winner = -1;
     double winner_latency = best_latency;
     Placement winner_placement;
@@ -182,6 +193,7 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
     if (winner > 0) {
       best = std::move(winner_placement), best_latency = winner_latency;
       tried.clear();
+      singles = false;
     } else {
       // The best-ranked quarter of what was tried together does not help now: try others next.
       for (int k = 0; k < std::max(1, largest / 4); ++k) tried.insert(chosen[k]);

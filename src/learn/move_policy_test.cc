@@ -179,6 +179,28 @@ TEST(MovePolicy, TrainedScorerImprovesUnseenPlacementsMoreThanItsUntrainedSelf) 
       << "start " << start_sum << " untrained " << untrained_sum << " trained " << trained_sum;
 }
 
+// With budget to spare the search ends only at a placement that no single move improves: once
+// every set of moves has failed it tries the moves one at a time.
+TEST(MovePolicy, EndsAtAPlacementNoSingleMoveImproves) {
+  Corpus graphs({2, 40, 60, 5, {}, 0});
+  const MovePolicy untrained(16, 2);
+  for (const Problem* p : graphs.problems()) {
+    SimulatedReward reward(*p);
+    const Placement start = earliest_finish(*p);
+    const Placement end = untrained.improve(*p, reward, start, 100000);
+    ASSERT_LT(reward.evaluations(), 100000) << "it must stop by itself on " << p->graph().name();
+    Simulator sim(*p);
+    const double latency = sim.makespan(end);
+    MoveFeatures f(*p);
+    std::vector<Move> moves;
+    std::vector<float> rows;
+    f.compute(end, moves, rows);
+    ASSERT_FALSE(moves.empty());
+    for (const Move& m : moves)
+      EXPECT_GE(sim.makespan(apply_moves(*p, end, {m})), latency) << p->graph().name() << " op " << m.op;
+  }
+}
+
 TEST(MovePolicy, SurvivesSaveAndLoadAndRejectsOtherFiles) {
   const std::string dir = ::testing::TempDir() + "/devplace_move_policy";
   std::filesystem::create_directories(dir);
