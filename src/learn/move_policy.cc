@@ -150,14 +150,19 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
   bool singles = false;  // every set failed from the incumbent: moves one at a time
   std::vector<Move> moves;
   std::vector<float> rows;
+  std::vector<int> order;  // the incumbent's moves, best predicted first
+  bool read = false;       // whether moves and order belong to the incumbent
   while (left > 0) {
-    const std::optional<Schedule> trace = reward.trace(best);  // best has been evaluated
-    features.compute(best, moves, rows, trace ? &*trace : nullptr);
-    const std::vector<float> pred = predict(rows);
+    if (!read) {  // once per incumbent: a failed round changes only what is set aside
+      const std::optional<Schedule> trace = reward.trace(best);  // best has been evaluated
+      features.compute(best, moves, rows, trace ? &*trace : nullptr);
+      order = ranked(p, moves, predict(rows));
+      read = true;
+    }
     // The best untried moves that move no op twice, best first.
     std::vector<Move> chosen;
     std::vector<char> op_taken(p.num_ops(), 0);
-    for (int i : ranked(p, moves, pred))
+    for (int i : order)
       if (!tried.count(moves[i]) && take_ops(p, best, moves[i], op_taken)) chosen.push_back(moves[i]);
     if (chosen.empty()) {
       // Every set from this incumbent failed: the best-ranked moves one at a time, once.
@@ -194,6 +199,7 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
       best = std::move(winner_placement), best_latency = winner_latency;
       tried.clear();
       singles = false;
+      read = false;
     } else {
       // The best-ranked quarter of what was tried together does not help now: try others next.
       for (int k = 0; k < std::max(1, largest / 4); ++k) tried.insert(chosen[k]);

@@ -72,10 +72,9 @@ class ScheduleEnv {
   // The placement so far (complete once done(); constants sit on device 0).
   const Placement& placement() const { return device_; }
   // The estimated schedule so far: when op v finishes (seconds; 0 for constants and ops not yet
-  // placed), how long device d has been busy, and v's kernel time on d given the placement so far
-  // (with fusion). What the learned move policy reads of a complete placement (learn/move_features.h).
+  // placed) and v's kernel time on d given the placement so far (with fusion). What the learned
+  // move policy reads of a complete placement (learn/move_features.h).
   double finish_time(int v) const { return finish_[v]; }
-  double busy_time(int d) const { return busy_[d]; }
   double kernel_time(int v, int d) const;
   const EdgeCosts& edges() const { return edges_; }
   // The scale of time features: the mean over ops of their fastest time (seconds).
