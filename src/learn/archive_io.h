@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "learn/hsdag.h"
+#include "util/error.h"
+#include "util/files.h"
 
 namespace devplace {
 
@@ -20,6 +22,22 @@ inline void save_archive_atomically(torch::serialize::OutputArchive& ar, const s
   const std::string tmp = path + ".tmp";
   ar.save_to(tmp);
   std::filesystem::rename(tmp, path);
+}
+
+// Opens the policy archive at `path` into `ar` and returns its "format" entry. Errors name the
+// file: `missing` when there is none ("no such policy file (devplace pretrain writes one)"),
+// `not_one` when it is not a LibTorch archive with a format entry.
+inline torch::Tensor open_policy_archive(const std::string& path, torch::serialize::InputArchive& ar,
+                                         const std::string& missing, const std::string& not_one) {
+  if (!file_exists(path)) throw Error(path, "", missing);
+  torch::Tensor format;
+  try {
+    ar.load_from(path);
+    ar.read("format", format);
+  } catch (const c10::Error&) {
+    throw Error(path, "", not_one);
+  }
+  return format;
 }
 
 // A training log as doubles, 8 per episode, and back.

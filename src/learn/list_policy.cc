@@ -12,6 +12,7 @@
 
 #include "learn/archive_io.h"
 #include "learn/ppo.h"
+#include "learn/row_scorer.h"
 #include "learn/schedule_env.h"
 #include "learn/torch_scope.h"
 #include "place/placer.h"
@@ -24,19 +25,6 @@ namespace {
 
 constexpr int kF = ScheduleEnv::kFeatures;
 constexpr std::int64_t kFormat = 1;  // bump when the features or the network change
-
-// One shared scorer for every (op, device) row.
-struct ScorerImpl : torch::nn::Module {
-  torch::nn::Linear l1{nullptr}, l2{nullptr}, out{nullptr};
-  ScorerImpl(int hidden, int context) {
-    l1 = register_module("l1", torch::nn::Linear(kF + context, hidden));
-    l2 = register_module("l2", torch::nn::Linear(hidden, hidden));
-    out = register_module("out", torch::nn::Linear(hidden, 1));
-  }
-  // rows [..., F] -> scores [...]
-  torch::Tensor forward(const torch::Tensor& rows) { return out(torch::relu(l2(torch::relu(l1(rows))))).squeeze(-1); }
-};
-TORCH_MODULE(Scorer);
 
 // The graph around every op, as a vector per op: its static features (ScheduleEnv::op_features)
 // through rounds of mean message passing from its producers and from its consumers (separate
@@ -111,9 +99,9 @@ using Forced = std::vector<std::vector<int>>;
 
 struct ListPolicy::Impl {
   int hidden, context;
-  Scorer net;
+  RowScorer net;  // one shared scorer for every (op, device) row, with its op's context vector
   Context ctx{nullptr};
-  Impl(int h, int c) : hidden(h), context(c), net(h, c) {
+  Impl(int h, int c) : hidden(h), context(c), net(kF + c, h) {
     if (c > 0) ctx = Context(c);
   }
   std::vector<torch::Tensor> parameters() {
@@ -409,15 +397,10 @@ void ListPolicy::save(const std::string& path) const {
 }
 
 ListPolicy ListPolicy::load(const std::string& path) {
-  if (!file_exists(path)) throw Error(path, "", "no such policy file (devplace pretrain writes one)");
   torch::serialize::InputArchive ar;
-  torch::Tensor format;
-  try {
-    ar.load_from(path);
-    ar.read("format", format);
-  } catch (const c10::Error&) {
-    throw Error(path, "", "not a learned-placer policy (a LibTorch archive with a 'format' entry)");
-  }
+  const torch::Tensor format =
+      open_policy_archive(path, ar, "no such policy file (devplace pretrain writes one)",
+                          "not a learned-placer policy (a LibTorch archive with a 'format' entry)");
   const bool plain = format.numel() == 2 && format[0].item<std::int64_t>() == kFormat;
   const bool with_context = format.numel() == 3 && format[0].item<std::int64_t>() == kFormat + 1;
   if (!plain && !with_context)

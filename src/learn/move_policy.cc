@@ -12,6 +12,7 @@
 
 #include "learn/archive_io.h"
 #include "learn/move_features.h"
+#include "learn/row_scorer.h"
 #include "learn/torch_scope.h"
 #include "sim/simulator.h"
 #include "util/error.h"
@@ -34,17 +35,6 @@ constexpr double kClip = 10;
 constexpr std::array<int, 4> kSetSizes = {4, 16, 64, 256};
 // The rows kept for training.
 constexpr std::size_t kReplayRows = 200000;
-
-struct ScorerImpl : torch::nn::Module {
-  torch::nn::Linear l1{nullptr}, l2{nullptr}, out{nullptr};
-  explicit ScorerImpl(int hidden) {
-    l1 = register_module("l1", torch::nn::Linear(kF, hidden));
-    l2 = register_module("l2", torch::nn::Linear(hidden, hidden));
-    out = register_module("out", torch::nn::Linear(hidden, 1));
-  }
-  torch::Tensor forward(const torch::Tensor& rows) { return out(torch::relu(l2(torch::relu(l1(rows))))).squeeze(-1); }
-};
-TORCH_MODULE(Scorer);
 
 double gain_percent(double before, double after) {
   if (!(after < kInfeasibleTime)) return -kClip;
@@ -82,8 +72,8 @@ bool take_ops(const Problem& p, const Placement& placement, const Move& move, st
 
 struct MovePolicy::Impl {
   int hidden;
-  Scorer net;
-  explicit Impl(int h) : hidden(h), net(h) {}
+  RowScorer net;  // one shared scorer for every move's row
+  explicit Impl(int h) : hidden(h), net(kF, h) {}
 };
 
 MovePolicy::MovePolicy(int hidden, std::uint64_t seed) {
@@ -102,15 +92,10 @@ void MovePolicy::save(const std::string& path) const {
 }
 
 MovePolicy MovePolicy::load(const std::string& path) {
-  if (!file_exists(path)) throw Error(path, "", "no such move-policy file (devplace pretrain-moves writes one)");
   torch::serialize::InputArchive ar;
-  torch::Tensor format;
-  try {
-    ar.load_from(path);
-    ar.read("format", format);
-  } catch (const c10::Error&) {
-    throw Error(path, "", "not a learned move policy (a LibTorch archive with a 'format' entry)");
-  }
+  const torch::Tensor format =
+      open_policy_archive(path, ar, "no such move-policy file (devplace pretrain-moves writes one)",
+                          "not a learned move policy (a LibTorch archive with a 'format' entry)");
   if (format.numel() != 2 || format[0].item<std::int64_t>() != kFormat)
     throw Error(path, "", "not a move policy of this devplace's format (a list policy? retrain with pretrain-moves)");
   MovePolicy policy(static_cast<int>(format[1].item<std::int64_t>()), 1);
