@@ -56,7 +56,7 @@ void add_place_command(CLI::App& app) {
                "hsdag (the policy's own placement; --budget N sets its episodes), hsdag-sampled (the best it sampled), "
                "hsdag+polish, hsdag-paper, rnn, hierarchical, placeto, learned (devplace's own, pretrained; "
                "docs/learned.md), learned-sampled, learned-discrepancy, learned-tuned, learned-tuned-sampled, "
-               "learned-tuned-discrepancy, "
+               "learned-tuned-discrepancy, learned-moves, learned-discrepancy-moves (with the learned move policy), "
                "<device>-only (default local-search)";
       }());
   add_search_options(*cmd, a->search);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "graph/op_costs.h"
+
 namespace devplace {
 
 namespace {
@@ -92,7 +94,7 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
   std::vector<char> member(n, 0);
   // Rows for moving `unit` (its head first: one op, or an op with the ops fused into its kernel)
   // from its device to every other one.
-  auto add_rows = [&](const std::vector<int>& unit, bool whole) {
+  auto add_rows = [&](const std::vector<int>& unit, MoveUnit kind) {
     const int h = unit.front(), c = dev[h];
     for (int m : unit) member[m] = 1;
     double tc = 0, slack = kInfeasibleTime, last_finish = 0;
@@ -161,7 +163,7 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
         }
       const double window_end = std::max(latest_finish[last], ready + td);
       const double idle = std::max(0.0, (window_end - ready) - lines[d].busy(ready, window_end));
-      moves.push_back({h, d, whole});
+      moves.push_back({h, d, kind});
       const std::size_t at = rows.size();
       rows.resize(at + kFeatures);
       float* r = &rows[at];
@@ -196,14 +198,46 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
     }
     for (int m : unit) member[m] = 0;
   };
+  const Graph& g = p_.graph();
+  std::vector<char> in_island(n, 0);
   for (int v : order) {
-    add_rows({v}, false);
+    add_rows({v}, MoveUnit::op);
     // A kernel's head also moves with every op fused into it (a move of one of them alone breaks
     // the kernel and pays for a transfer inside it).
     const int parent = p_.fusion_parent(v, dev[v]);
-    if (parent >= 0 && dev[parent] == dev[v]) continue;
-    const std::vector<int> kernel = fused_group(p_, placement, v);
-    if (kernel.size() > 1) add_rows(kernel, true);
+    std::size_t kernel_size = 1;
+    if (parent < 0 || dev[parent] != dev[v]) {
+      const std::vector<int> kernel = fused_group(p_, placement, v);
+      kernel_size = kernel.size();
+      if (kernel.size() > 1) add_rows(kernel, MoveUnit::kernel);
+    }
+    // A chain's head moves with the whole chain, when that is more than its kernel. v heads a
+    // chain unless it continues the chain of its only producer.
+    int producer = -1, producers = 0;
+    for (int u : g.preds(v))
+      if (position_[u] >= 0) producer = u, ++producers;
+    bool head = true;
+    if (producers == 1 && dev[producer] == dev[v]) {
+      int consumers = 0;
+      for (int s : g.succs(producer)) consumers += position_[s] >= 0;
+      head = consumers != 1;
+    }
+    std::size_t chain_size = kernel_size;
+    if (head) {
+      const std::vector<int> chain = chain_group(p_, placement, v);
+      if (chain.size() > kernel_size) add_rows(chain, MoveUnit::chain), chain_size = chain.size();
+    }
+    // The main path of its data, 4 and 8 ops long (when it is that long).
+    for (const auto& [unit, length] : {std::pair{MoveUnit::path4, 4}, std::pair{MoveUnit::path8, 8}}) {
+      const std::vector<int> path = path_group(p_, placement, v, length);
+      if (static_cast<int>(path.size()) == length) add_rows(path, unit);
+    }
+    // An island moves whole from its first op in the decision order, when it is more than that
+    // op's chain and kernel.
+    if (in_island[v]) continue;
+    const std::vector<int> island = island_group(p_, placement, v);
+    for (int m : island) in_island[m] = 1;
+    if (island.size() > std::max(chain_size, kernel_size)) add_rows(island, MoveUnit::island);
   }
 }
 
@@ -217,15 +251,80 @@ std::vector<int> fused_group(const Problem& p, const Placement& placement, int h
   return group;
 }
 
+std::vector<int> chain_group(const Problem& p, const Placement& placement, int head) {
+  const Graph& g = p.graph();
+  const int d = placement[head];
+  std::vector<int> chain = {head};
+  for (int v = head; static_cast<int>(chain.size()) < kMaxChain;) {
+    int next = -1, consumers = 0;
+    for (int s : g.succs(v))
+      if (!is_folded(g, g.op(s))) next = s, ++consumers;
+    if (consumers != 1 || placement[next] != d) break;
+    int producers = 0;
+    for (int u : g.preds(next)) producers += !is_folded(g, g.op(u));
+    if (producers != 1) break;
+    chain.push_back(v = next);
+  }
+  return chain;
+}
+
+std::vector<int> island_group(const Problem& p, const Placement& placement, int head) {
+  const Graph& g = p.graph();
+  const int d = placement[head];
+  std::vector<int> island = {head};
+  std::vector<char> seen(static_cast<std::size_t>(g.num_ops()), 0);
+  seen[head] = 1;
+  auto visit = [&](int u) {
+    if (!seen[u] && placement[u] == d && !is_folded(g, g.op(u))) seen[u] = 1, island.push_back(u);
+  };
+  for (std::size_t k = 0; k < island.size(); ++k) {
+    for (int u : g.preds(island[k])) visit(u);
+    for (int s : g.succs(island[k])) visit(s);
+  }
+  // By name after the head, so that the ops' numbering does not change what the features sum.
+  std::sort(island.begin() + 1, island.end(), [&](int a, int b) { return g.op(a).name < g.op(b).name; });
+  return island;
+}
+
+std::vector<int> path_group(const Problem& p, const Placement& placement, int head, int length) {
+  const Graph& g = p.graph();
+  const int d = placement[head];
+  std::vector<int> path = {head};
+  while (static_cast<int>(path.size()) < length) {
+    // The consumers on d and the bytes each reads from the op (its largest tensor from it).
+    std::vector<std::pair<int, std::int64_t>> reads;
+    for (int t : g.op(path.back()).outputs)
+      for (int s : g.tensor(t).consumers) {
+        if (placement[s] != d || is_folded(g, g.op(s))) continue;
+        auto it = std::find_if(reads.begin(), reads.end(), [&](const auto& r) { return r.first == s; });
+        if (it == reads.end()) reads.emplace_back(s, p.tensor_bytes(t));
+        else it->second = std::max(it->second, p.tensor_bytes(t));
+      }
+    if (reads.empty()) break;
+    const auto next = std::min_element(reads.begin(), reads.end(), [&](const auto& a, const auto& b) {
+      return a.second != b.second ? a.second > b.second : g.op(a.first).name < g.op(b.first).name;
+    });
+    path.push_back(next->first);
+  }
+  return path;
+}
+
+std::vector<int> moved_ops(const Problem& p, const Placement& placement, const Move& move) {
+  switch (move.unit) {
+    case MoveUnit::kernel: return fused_group(p, placement, move.op);
+    case MoveUnit::chain: return chain_group(p, placement, move.op);
+    case MoveUnit::island: return island_group(p, placement, move.op);
+    case MoveUnit::path4: return path_group(p, placement, move.op, 4);
+    case MoveUnit::path8: return path_group(p, placement, move.op, 8);
+    case MoveUnit::op: break;
+  }
+  return {move.op};
+}
+
 Placement apply_moves(const Problem& p, const Placement& placement, const std::vector<Move>& moves) {
   Placement out = placement;
-  for (const Move& m : moves) {
-    if (!m.whole) {
-      out[m.op] = m.device;
-      continue;
-    }
-    for (int v : fused_group(p, placement, m.op)) out[v] = m.device;
-  }
+  for (const Move& m : moves)
+    for (int v : moved_ops(p, placement, m)) out[v] = m.device;
   return out;
 }
 

@@ -13,11 +13,19 @@
 // how much earlier the next op on its device could start without it and how much earlier its
 // output would reach a critical consumer, and the size of what moves. A kernel's head also moves
 // with the ops fused into it: moved alone, an op of a fused chain breaks the kernel and pays a
-// transfer inside it.
+// transfer inside it. The head of a chain (a path whose every link is its tail's only consumer
+// and its head's only producer, weights aside: an Inception tower, a run of elementwise ops) also
+// moves with the whole chain on its device: moved one kernel at a time, each step of it pays two
+// transfers that the whole move does not. And an island (the ops connected through edges that
+// stay on one device) moves whole from its first op: merging two devices' regions, or emptying a
+// device, takes one move instead of many that each add transfers. And every op moves with the
+// next 3 or 7 ops along its data's main path (each time the consumer that gets the most bytes):
+// an attention's core (transposes, scores, mask, softmax, weighted sum) moves as one.
 // Nothing names an op or a device, so one trained scorer applies to any graph and cluster.
 // Simulator objective only (moves would break Tarnawski's contiguity). Torch-free.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "cost/cost_model.h"
@@ -26,9 +34,19 @@
 
 namespace devplace {
 
+// What a move takes along with its op.
+enum class MoveUnit : std::uint8_t {
+  op,      // the op alone
+  kernel,  // every op fused into op's kernel on its device (fused_group)
+  chain,   // the chain op heads on its device (chain_group)
+  island,  // every op connected to op through ops on its device (island_group)
+  path4,   // op and the next 3 ops along its data's main path on its device (path_group)
+  path8,   // the same, 8 ops
+};
+
 struct Move {
   int op = -1, device = -1;
-  bool whole = false;  // with every op fused into op's kernel on its device (fused_group)
+  MoveUnit unit = MoveUnit::op;
   auto operator<=>(const Move&) const = default;
 };
 
@@ -61,7 +79,24 @@ class MoveFeatures {
 // nothing fuses into it).
 std::vector<int> fused_group(const Problem& problem, const Placement& placement, int head);
 
-// `placement` with every move applied, whole moves taking the fused group they have in
+// `head` and the ops after it on its device along links where the op before has one consumer and
+// the op after one producer, folded constants aside (head first; at most kMaxChain ops).
+std::vector<int> chain_group(const Problem& problem, const Placement& placement, int head);
+inline constexpr int kMaxChain = 64;
+
+// `head` and every op connected to it through edges between ops on its device, folded
+// constants aside (head first, then by name).
+std::vector<int> island_group(const Problem& problem, const Placement& placement, int head);
+
+// `head` and the ops after it along the main path of its data on its device: each step to the
+// consumer on that device (folded constants aside) that reads the most bytes from the op before
+// (ties by name); `length` ops at most.
+std::vector<int> path_group(const Problem& problem, const Placement& placement, int head, int length);
+
+// The ops `move` moves on `placement`, its op first.
+std::vector<int> moved_ops(const Problem& problem, const Placement& placement, const Move& move);
+
+// `placement` with every move applied, kernel and chain moves taking the ops they have in
 // `placement` (an op moved twice ends on its last move's device).
 Placement apply_moves(const Problem& problem, const Placement& placement, const std::vector<Move>& moves);
 

@@ -53,7 +53,7 @@ std::vector<int> ranked(const Problem& p, const std::vector<Move>& moves, const 
     const std::string& nb = g.op(moves[b].op).name;
     if (na != nb) return na < nb;
     if (moves[a].device != moves[b].device) return moves[a].device < moves[b].device;
-    return moves[a].whole < moves[b].whole;
+    return moves[a].unit < moves[b].unit;
   });
   return idx;
 }
@@ -61,7 +61,7 @@ std::vector<int> ranked(const Problem& p, const std::vector<Move>& moves, const 
 // Marks the ops `move` moves on `placement` in `taken`, unless one of them is taken already
 // (then false: a set of moves moves every op once).
 bool take_ops(const Problem& p, const Placement& placement, const Move& move, std::vector<char>& taken) {
-  const std::vector<int> ops = move.whole ? fused_group(p, placement, move.op) : std::vector<int>{move.op};
+  const std::vector<int> ops = moved_ops(p, placement, move);
   for (int v : ops)
     if (taken[v]) return false;
   for (int v : ops) taken[v] = 1;

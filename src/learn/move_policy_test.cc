@@ -48,11 +48,13 @@ TEST(MoveFeatures, SlackLatenessAndTransfersOfAHandComputedSchedule) {
   std::vector<float> rows;
   f.compute(pl, moves, rows);
   EXPECT_DOUBLE_EQ(f.estimated_makespan(), 3.5);
-  ASSERT_EQ(moves.size(), 4u);  // every op to the other device
+  // Every op to the other device, the chain b -> c (on the gpu) together and the island a, s (on
+  // the cpu) together.
+  ASSERT_EQ(moves.size(), 6u);
   constexpr int F = MoveFeatures::kFeatures;
-  auto row = [&](const char* op) {
+  auto row = [&](const char* op, MoveUnit unit = MoveUnit::op) {
     for (std::size_t i = 0; i < moves.size(); ++i)
-      if (moves[i].op == b.g.find_op(op)) return &rows[i * F];
+      if (moves[i].op == b.g.find_op(op) && moves[i].unit == unit) return &rows[i * F];
     ADD_FAILURE() << op;
     return &rows[0];
   };
@@ -78,6 +80,88 @@ TEST(MoveFeatures, SlackLatenessAndTransfersOfAHandComputedSchedule) {
   // The cpu is busy 1.5 s of 3.5, the gpu 2.
   EXPECT_FLOAT_EQ(row("c")[10], 2 / M);
   EXPECT_FLOAT_EQ(row("c")[11], 1.5f / M);
+  // b and c together on the cpu: 2 s there against 6 s; a's output no longer crosses, and
+  // nothing crosses back; two ops move.
+  const float* chain = row("b", MoveUnit::chain);
+  EXPECT_FLOAT_EQ(chain[3], 2 / M);
+  EXPECT_FLOAT_EQ(chain[4], 1);  // 6 s, clipped to the makespan
+  EXPECT_FLOAT_EQ(chain[12], -0.5f / M);
+  EXPECT_FLOAT_EQ(chain[13], 0);
+  EXPECT_FLOAT_EQ(chain[27], std::log1p(1.f));
+  EXPECT_FLOAT_EQ(row("a", MoveUnit::island)[3], 1.5f / M);  // a and s take 1.5 s on the cpu
+}
+
+// A chain (each link its tail's only consumer and its head's only producer) moves whole from its
+// head, on its device: both towers between a fork and a join, and the join with what follows it;
+// a tower stops where the next op sits on another device. An island (what is connected on one
+// device) moves whole from its first op, and an op with the next ops along its data's main path.
+TEST(MoveFeatures, ChainsIslandsAndPathsMoveWhole) {
+  test::Builder b;
+  b.op("x", {}, 1, 1);
+  b.op("t1a", {"x"}, 1, 1);
+  b.op("t1b", {"t1a"}, 1, 1);
+  b.op("t1c", {"t1b"}, 1, 1);
+  b.op("t2a", {"x"}, 1, 1);
+  b.op("t2b", {"t2a"}, 1, 1);
+  b.op("join", {"t1c", "t2b"}, 1, 1);
+  b.op("y", {"join"}, 1, 1);
+  b.g.finalize();
+  Problem p(b.g, test::two_devices(), &b.table);
+  auto op = [&](const char* name) { return b.g.find_op(name); };
+  auto names = [&](const std::vector<int>& ops) {
+    std::vector<std::string> out;
+    for (int v : ops) out.push_back(b.g.op(v).name);
+    return out;
+  };
+  const Placement on_gpu(p.num_ops(), 1);
+  MoveFeatures f(p);
+  std::vector<Move> moves;
+  std::vector<float> rows;
+  f.compute(on_gpu, moves, rows);
+  std::vector<std::vector<std::string>> chains;
+  int islands = 0;
+  for (const Move& mv : moves) {
+    EXPECT_NE(mv.unit, MoveUnit::kernel);  // nothing fuses here
+    if (mv.unit == MoveUnit::island) {
+      ++islands;
+      EXPECT_EQ(mv.op, op("x"));  // the first op decided
+      EXPECT_EQ(apply_moves(p, on_gpu, {mv}), Placement(p.num_ops(), 0));  // the whole graph
+    }
+    if (mv.unit != MoveUnit::chain) continue;
+    EXPECT_EQ(mv.device, 0);
+    chains.push_back(names(moved_ops(p, on_gpu, mv)));
+    const Placement moved = apply_moves(p, on_gpu, {mv});
+    int changed = 0;
+    for (int v = 0; v < p.num_ops(); ++v) changed += moved[v] != 1;
+    EXPECT_EQ(changed, static_cast<int>(chains.back().size()));
+  }
+  std::sort(chains.begin(), chains.end());
+  const std::vector<std::vector<std::string>> expected = {{"join", "y"}, {"t1a", "t1b", "t1c"}, {"t2a", "t2b"}};
+  EXPECT_EQ(chains, expected);
+  EXPECT_EQ(islands, 1);
+  // Paths of 4 ops from x, t1a, t1b and t2a (x's tensors to t1a and t2a are as large: by name);
+  // none of 8 (the longest path has 6 ops).
+  EXPECT_EQ(names(path_group(p, on_gpu, op("x"), 4)), (std::vector<std::string>{"x", "t1a", "t1b", "t1c"}));
+  EXPECT_EQ(names(path_group(p, on_gpu, op("t1b"), 8)), (std::vector<std::string>{"t1b", "t1c", "join", "y"}));
+  int paths = 0;
+  for (const Move& mv : moves) {
+    paths += mv.unit == MoveUnit::path4;
+    EXPECT_NE(mv.unit, MoveUnit::path8);
+  }
+  EXPECT_EQ(paths, 4);
+  // Every op alone, the three chains, the island and the paths.
+  EXPECT_EQ(moves.size(), 8u + 3u + 1u + 4u);
+  Placement split = on_gpu;
+  split[op("t1c")] = 0;
+  // Through x and the join, t1a and t1b stay connected to the rest on the gpu.
+  EXPECT_EQ(island_group(p, split, op("t1c")), std::vector<int>{op("t1c")});
+  EXPECT_EQ(island_group(p, split, op("t1a")).size(), 7u);
+  split[op("t2b")] = 0;
+  EXPECT_EQ(names(island_group(p, split, op("t1c"))), (std::vector<std::string>{"t1c"}));
+  split[op("join")] = 0;
+  EXPECT_EQ(island_group(p, split, op("t2b")).size(), 3u);  // t1c, t2b, join
+  EXPECT_EQ(names(chain_group(p, split, op("t1a"))), (std::vector<std::string>{"t1a", "t1b"}));
+  EXPECT_EQ(names(chain_group(p, split, op("t1c"))), (std::vector<std::string>{"t1c"}));
 }
 
 // The reward's trace of a placement replaces the estimate: the same chain, with the simulator's
@@ -120,7 +204,7 @@ TEST(MoveFeatures, AKernelsHeadMovesWithTheOpsFusedIntoIt) {
   f.compute(on_gpu, moves, rows);
   int whole = 0, singles = 0;
   for (const Move& mv : moves) {
-    if (!mv.whole) {
+    if (mv.unit != MoveUnit::kernel) {
       ++singles;
       continue;
     }
