@@ -12,6 +12,9 @@ namespace {
 float slog(double x) { return static_cast<float>(x >= 0 ? std::log1p(x) : -std::log1p(-x)); }
 float clip(double x, double lo, double hi) { return static_cast<float>(std::clamp(x, lo, hi)); }
 
+// The longest chain a move takes.
+constexpr int kMaxChain = 64;
+
 // One device's estimated timeline: its ops' intervals in order (they never overlap: the list
 // scheduler runs a device's ops one after another) and the running sum of their lengths.
 struct Timeline {
@@ -92,8 +95,8 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
   for (int v : order) weights[dev[v]] += p_.weight_bytes(v);
   const int T = std::max<int>(1, static_cast<int>(order.size()));
   std::vector<char> member(n, 0);
-  // Rows for moving `unit` (its head first: one op, or an op with the ops fused into its kernel)
-  // from its device to every other one.
+  // Rows for moving `unit` (its head first: one op, a kernel, a chain, a path or an island; see
+  // MoveUnit) from its device to every other one.
   auto add_rows = [&](const std::vector<int>& unit, MoveUnit kind) {
     const int h = unit.front(), c = dev[h];
     for (int m : unit) member[m] = 1;
@@ -213,15 +216,9 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
     }
     // A chain's head moves with the whole chain, when that is more than its kernel. v heads a
     // chain unless it continues the chain of its only producer.
-    int producer = -1, producers = 0;
-    for (int u : g.preds(v))
-      if (position_[u] >= 0) producer = u, ++producers;
-    bool head = true;
-    if (producers == 1 && dev[producer] == dev[v]) {
-      int consumers = 0;
-      for (int s : g.succs(producer)) consumers += position_[s] >= 0;
-      head = consumers != 1;
-    }
+    const bool head = std::none_of(g.preds(v).begin(), g.preds(v).end(), [&](int u) {
+      return position_[u] >= 0 && chain_successor(p_, placement, u) == v;
+    });
     std::size_t chain_size = kernel_size;
     if (head) {
       const std::vector<int> chain = chain_group(p_, placement, v);
@@ -251,19 +248,23 @@ std::vector<int> fused_group(const Problem& p, const Placement& placement, int h
   return group;
 }
 
-std::vector<int> chain_group(const Problem& p, const Placement& placement, int head) {
+int chain_successor(const Problem& p, const Placement& placement, int op) {
   const Graph& g = p.graph();
-  const int d = placement[head];
+  int next = -1, consumers = 0;
+  for (int s : g.succs(op))
+    if (!is_folded(g, g.op(s))) next = s, ++consumers;
+  if (consumers != 1 || placement[next] != placement[op]) return -1;
+  int producers = 0;
+  for (int u : g.preds(next)) producers += !is_folded(g, g.op(u));
+  return producers == 1 ? next : -1;
+}
+
+std::vector<int> chain_group(const Problem& p, const Placement& placement, int head) {
   std::vector<int> chain = {head};
   for (int v = head; static_cast<int>(chain.size()) < kMaxChain;) {
-    int next = -1, consumers = 0;
-    for (int s : g.succs(v))
-      if (!is_folded(g, g.op(s))) next = s, ++consumers;
-    if (consumers != 1 || placement[next] != d) break;
-    int producers = 0;
-    for (int u : g.preds(next)) producers += !is_folded(g, g.op(u));
-    if (producers != 1) break;
-    chain.push_back(v = next);
+    v = chain_successor(p, placement, v);
+    if (v < 0) break;
+    chain.push_back(v);
   }
   return chain;
 }

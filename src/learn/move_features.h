@@ -79,10 +79,12 @@ class MoveFeatures {
 // nothing fuses into it).
 std::vector<int> fused_group(const Problem& problem, const Placement& placement, int head);
 
-// `head` and the ops after it on its device along links where the op before has one consumer and
-// the op after one producer, folded constants aside (head first; at most kMaxChain ops).
+// The op after `op` in its chain: its only consumer, when that is on its device and has `op` as
+// its only producer (folded constants aside); else -1.
+int chain_successor(const Problem& problem, const Placement& placement, int op);
+
+// `head` and the ops after it in its chain (chain_successor), head first, at most 64 ops.
 std::vector<int> chain_group(const Problem& problem, const Placement& placement, int head);
-inline constexpr int kMaxChain = 64;
 
 // `head` and every op connected to it through edges between ops on its device, folded
 // constants aside (head first, then by name).
@@ -96,8 +98,8 @@ std::vector<int> path_group(const Problem& problem, const Placement& placement, 
 // The ops `move` moves on `placement`, its op first.
 std::vector<int> moved_ops(const Problem& problem, const Placement& placement, const Move& move);
 
-// `placement` with every move applied, kernel and chain moves taking the ops they have in
-// `placement` (an op moved twice ends on its last move's device).
+// `placement` with every move applied, each taking the ops it moves on `placement` (moved_ops;
+// an op moved twice ends on its last move's device).
 Placement apply_moves(const Problem& problem, const Placement& placement, const std::vector<Move>& moves);
 
 }  // namespace devplace
