@@ -85,11 +85,11 @@ class LearnedListPlacer : public Placer {
           MovePolicy::load(o.move_policy_file.empty() ? default_move_policy_path() : o.move_policy_file);
       const int budget = o.eval_budget > 0 ? static_cast<int>(o.eval_budget) : 64;
       CountingReward counted(*reward);
-      // learned-discrepancy-moves: three quarters of the budget decode, a quarter moves; chosen
-      // among 16, 32, 40, 48 and 56 of 64 on held-out synthetic graphs (docs/learned.md).
+      // learned-discrepancy-moves: half the budget decodes, half moves; chosen among 16, 24, 32
+      // and 48 of 64 on held-out synthetic graphs (docs/learned.md).
       const Placement start = name_ == "learned-moves"
                                   ? policy.greedy(p, o.objective)
-                                  : policy.decode_with_discrepancies(p, counted, budget * 3 / 4, 0, o.objective);
+                                  : policy.decode_with_discrepancies(p, counted, budget / 2, 0, o.objective);
       return moves.improve(p, counted, start, budget - static_cast<int>(counted.count()));
     }
     ListPolicyConfig c;
