@@ -26,6 +26,7 @@ std::vector<SyntheticFamily> families(const std::vector<std::string>& names) {
   for (const auto& f : names)
     out.push_back(f == "branchy"       ? SyntheticFamily::branchy
                   : f == "transformer" ? SyntheticFamily::transformer
+                  : f == "decoder"     ? SyntheticFamily::decoder
                                        : SyntheticFamily::layered);
   return out;
 }
@@ -94,9 +95,9 @@ void add_pretrain_moves_command(CLI::App& app) {
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--lr", a->config.lr, "Adam learning rate (default 1e-3)");
   cmd->add_option("--seed", a->seed, "Seed of the corpus, the network and the moves (default 1)");
-  cmd->add_option("--families", a->families, "Synthetic graph families (default layered,branchy,transformer)")
+  cmd->add_option("--families", a->families, "Synthetic graph families: layered, branchy, transformer, decoder (default the first three)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"layered", "branchy", "transformer"}));
+      ->check(CLI::IsMember({"layered", "branchy", "transformer", "decoder"}));
   cmd->add_option("--model", a->models, "Also train on this model, with its input bindings after colons (repeatable)");
   cmd->add_option("--clusters-per-model", a->clusters_per_model, "Perturbed clusters per --model (default 3)");
   cmd->add_option("--log", a->log, "Write the training log as CSV");
@@ -195,9 +196,9 @@ void add_pretrain_command(CLI::App& app) {
   cmd->add_option("--seed", a->seed, "Seed of the corpus, the network and the samples (default 1)");
   cmd->add_option("--families", a->families,
                   "Synthetic graph families, drawn in turn: layered, branchy (Inception/ResNet-like), "
-                  "transformer (BERT-like) (default all three)")
+                  "transformer (BERT-like), decoder (LLaMA-like) (default the first three)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"layered", "branchy", "transformer"}));
+      ->check(CLI::IsMember({"layered", "branchy", "transformer", "decoder"}));
   cmd->add_option("--objective", a->objective,
                   "Latency model to train under: sim (the simulator) or tarnawski (Tarnawski et al.'s, with its "
                   "feasibility mask; synthetic accelerators then hold only part of a graph's weights) (default sim)")

@@ -114,7 +114,7 @@ std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptio
     s.tokens = std::vector<int>{16, 64, 128, 256, 512, 1024}[integer(0, 5)];
     s.gpus = o.split_memory ? integer(2, 6) : integer(1, 3);
     s.seed = rng();
-    if (s.family == SyntheticFamily::transformer) {
+    if (s.family == SyntheticFamily::transformer || s.family == SyntheticFamily::decoder) {
       s.hidden = std::vector<int>{256, 384, 512, 768, 1024}[integer(0, 4)];
       s.tokens = std::vector<int>{32, 64, 128, 256, 512}[integer(0, 4)];
     } else if (s.family == SyntheticFamily::branchy) {

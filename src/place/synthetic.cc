@@ -37,6 +37,7 @@ Cluster synthetic_cluster(int gpus) {
 std::unique_ptr<SyntheticProblem> make_synthetic_problem(const SyntheticOptions& o) {
   if (o.family == SyntheticFamily::branchy) return make_branchy_cnn(o);
   if (o.family == SyntheticFamily::transformer) return make_transformer_encoder(o);
+  if (o.family == SyntheticFamily::decoder) return make_transformer_decoder(o);
   if (o.ops < 1 || o.width < 1 || o.tokens < 1 || o.skip_span < 1)
     throw Error("", "", "make_synthetic_problem: ops, width, tokens and skip_span must be positive");
   std::mt19937_64 rng(o.seed);

@@ -15,8 +15,11 @@ namespace devplace {
 // (stem, then blocks of 2..`width` parallel conv towers joined by a Concat, residual bottlenecks
 // with probability `skip_prob`, stride-2 reductions; head: pooling and a classifier).
 // `transformer`: a BERT-like encoder (embedding, then layers of Q/K/V projections, attention,
-// output projection, residual adds, LayerNorms and an erf-GELU feed-forward block).
-enum class SyntheticFamily { layered, branchy, transformer };
+// output projection, residual adds, LayerNorms and an erf-GELU feed-forward block). `decoder`: a
+// LLaMA-like decoder (RMSNorm, rotary embeddings, grouped-query attention over a key/value cache
+// read from and stored to state, a SwiGLU feed-forward block, and the small shape arithmetic
+// exported graphs carry: ShapeOf, Gather, Concat before every Reshape).
+enum class SyntheticFamily { layered, branchy, transformer, decoder };
 
 struct SyntheticOptions {
   SyntheticFamily family = SyntheticFamily::layered;
@@ -47,10 +50,11 @@ struct SyntheticProblem {
 // Dispatches on options.family.
 std::unique_ptr<SyntheticProblem> make_synthetic_problem(const SyntheticOptions& options);
 
-// The two model-like families (place/synthetic_models.cc); make_synthetic_problem calls them.
+// The model-like families (place/synthetic_models.cc); make_synthetic_problem calls them.
 // Costs are set per op (FLOPs, MACs, weights, bytes) from the shapes, as annotate_costs would.
 std::unique_ptr<SyntheticProblem> make_branchy_cnn(const SyntheticOptions& options);
 std::unique_ptr<SyntheticProblem> make_transformer_encoder(const SyntheticOptions& options);
+std::unique_ptr<SyntheticProblem> make_transformer_decoder(const SyntheticOptions& options);
 
 // The cluster of synthetic problems: "cpu" (the host: 1.8 TFLOP/s, 77 GB/s, like the paper's
 // i9) and `gpus` accelerators "gpu0".. (16 TFLOP/s, 576 GB/s, 16 GiB, 22 us launch, like the

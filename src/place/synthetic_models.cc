@@ -211,4 +211,79 @@ std::unique_ptr<SyntheticProblem> make_transformer_encoder(const SyntheticOption
   return sp;
 }
 
+std::unique_ptr<SyntheticProblem> make_transformer_decoder(const SyntheticOptions& o) {
+  check(o);
+  auto sp = std::make_unique<SyntheticProblem>();
+  sp->graph.set_name("synthetic-decoder-" + std::to_string(o.ops));
+  Builder b(sp->graph);
+  const std::int64_t S = o.tokens, H = o.hidden, D = 64, heads = std::max<std::int64_t>(1, H / D),
+                     kv_heads = std::max<std::int64_t>(1, heads / 4), KV = kv_heads * D, F = (8 * H / 3 + 63) / 64 * 64;
+  const Shape act = {1, S, H}, column = {1, S, 1}, dims = {4};
+  auto matmul = [&](int x, std::int64_t out) {  // no bias, as LLaMA-like exports have
+    const std::int64_t in = b.shape(x).back();
+    return b.add("MatMul", {x}, {1, S, out}, 0, static_cast<double>(S * in * out), in * out * 4);
+  };
+  // RMSNorm as exporters write it: x * weight / sqrt(mean(x^2) + eps).
+  auto rms_norm = [&](int x) {
+    int m = b.add("ReduceMean", {b.add("Power", {x}, act, 1)}, column, 1);
+    m = b.add("Sqrt", {b.add("Add", {m}, column, 1)}, column, 1);
+    return b.add("Multiply", {b.add("Divide", {x, m}, act, 1)}, act, 1, 0, H * 4);
+  };
+  // The tiny shape arithmetic runtimes keep in the graph (ShapeOf, Gather, Concat) feeding a Reshape.
+  auto reshape = [&](int x, const Shape& out) {
+    const int shape = b.add("Concat", {b.add("Gather", {b.add("ShapeOf", {x}, dims, 0)}, {1}, 0)}, dims, 0);
+    return b.add("Reshape", {x, shape}, out, 0);
+  };
+  // Rotary position embedding: x * cos + rotate_half(x) * sin.
+  auto rope = [&](int x, int cos, int sin) {
+    const Shape& sh = b.shape(x);
+    Shape half = sh;
+    half.back() /= 2;
+    const int lo = b.add("StridedSlice", {x}, half, 0), hi = b.add("StridedSlice", {x}, half, 0);
+    const int rotated = b.add("Concat", {b.add("Negative", {hi}, half, 1), lo}, sh, 0);
+    return b.add("Add", {b.add("Multiply", {x, cos}, sh, 1), b.add("Multiply", {rotated, sin}, sh, 1)}, sh, 1);
+  };
+
+  int x = b.input({1, S});
+  const int positions = b.add("Convert", {x}, {1, S}, 1);
+  const int angles = b.add("MatMul", {positions}, {1, S, D}, 0, static_cast<double>(S * D), D * 4);
+  const int cos = b.add("Unsqueeze", {b.add("Cos", {angles}, {1, S, D}, 8)}, {1, 1, S, D}, 0);
+  const int sin = b.add("Unsqueeze", {b.add("Sin", {angles}, {1, S, D}, 8)}, {1, 1, S, D}, 0);
+  const int mask = b.add("Select", {b.add("Greater", {positions}, {1, 1, S, S}, 1)}, {1, 1, S, S}, 1);
+  x = b.add("Gather", {x}, act, 0, 0, 32000 * H * 4);  // token embeddings
+  constexpr int kOpsPerLayer = 81;  // as built below
+  const int layers = std::max(1, o.ops / kOpsPerLayer);
+  const Shape scores = {1, heads, S, S}, split = {1, heads, S, D}, kv_split = {1, kv_heads, S, D};
+  for (int l = 0; l < layers; ++l) {
+    const int n = rms_norm(x);
+    const int q = rope(b.add("Transpose", {reshape(matmul(n, H), {1, S, heads, D})}, split, 0), cos, sin);
+    const int k_new = rope(b.add("Transpose", {reshape(matmul(n, KV), {1, S, kv_heads, D})}, kv_split, 0), cos, sin);
+    const int v_new = b.add("Transpose", {reshape(matmul(n, KV), {1, S, kv_heads, D})}, kv_split, 0);
+    // The key/value cache: the (empty) past read from state, the new rows appended and stored back.
+    const int k = b.add("Concat", {b.add("ReadValue", {}, {1, kv_heads, 0, D}, 0), k_new}, kv_split, 0);
+    const int v = b.add("Concat", {b.add("ReadValue", {}, {1, kv_heads, 0, D}, 0), v_new}, kv_split, 0);
+    b.add("Assign", {k}, kv_split, 0);
+    b.add("Assign", {v}, kv_split, 0);
+    // Grouped-query attention: every key/value head serves heads / kv_heads query heads.
+    auto widen = [&](int t) {
+      const int u = b.add("Unsqueeze", {t}, {1, kv_heads, 1, S, D}, 0);
+      return reshape(b.add("Broadcast", {u}, {1, kv_heads, heads / kv_heads, S, D}, 0), split);
+    };
+    int s = b.add("MatMul", {q, widen(k)}, scores, 0, static_cast<double>(S * S * heads * D));
+    s = b.add("Softmax", {b.add("Add", {b.add("Multiply", {s}, scores, 1), mask}, scores, 1)}, scores, 5);
+    int a = b.add("MatMul", {s, widen(v)}, split, 0, static_cast<double>(S * S * heads * D));
+    a = matmul(reshape(b.add("Transpose", {a}, {1, S, heads, D}, 0), act), H);
+    x = b.add("Add", {a, x}, act, 1);
+    const int m = rms_norm(x);
+    const Shape wide = {1, S, F};
+    const int gate = matmul(m, F);
+    const int swish = b.add("Multiply", {gate, b.add("Sigmoid", {gate}, wide, 4)}, wide, 1);
+    x = b.add("Add", {matmul(b.add("Multiply", {swish, matmul(m, F)}, wide, 1), H), x}, act, 1);
+  }
+  b.add("MatMul", {rms_norm(x)}, {1, S, 32000}, 0, static_cast<double>(S * H * 32000), H * 32000 * 4);
+  b.finish();
+  sp->problem = std::make_unique<Problem>(sp->graph, synthetic_cluster(o.gpus));
+  return sp;
+}
+
 }  // namespace devplace

@@ -56,6 +56,28 @@ TEST(Synthetic, TransformerHasBertBaseCosts) {
   EXPECT_EQ(t->graph.succs(first_norm).size(), 4u);  // Q, K, V and the residual Add
 }
 
+// A LLaMA-like decoder of TinyLlama's size (22 layers, width 2048, 128 tokens): the MACs of its
+// projections (grouped-query: 8 key/value heads of 64 for 32 query heads), attention, SwiGLU
+// feed-forward and head, computed by hand; about 1.1 G parameters; a key/value cache per layer.
+TEST(Synthetic, DecoderHasTinyLlamaSizeCosts) {
+  auto t = make_synthetic_problem({.family = SyntheticFamily::decoder, .ops = 22 * 81, .tokens = 128,
+                                   .hidden = 2048});
+  ASSERT_EQ(t->graph.num_ops(), 9 + 22 * 81 + 7);
+  double macs = 0;
+  std::int64_t weights = 0;
+  int softmax = 0, cache_reads = 0, shape_ops = 0;
+  for (const auto& op : t->graph.ops()) {
+    macs += op.macs, weights += op.weight_bytes;
+    softmax += op.type == "Softmax", cache_reads += op.type == "ReadValue", shape_ops += op.type == "ShapeOf";
+  }
+  const double S = 128, H = 2048, KV = 8 * 64, F = 5504, V = 32000;
+  EXPECT_DOUBLE_EQ(macs, S * 64 + 22 * (2 * S * H * H + 2 * S * H * KV + 2 * S * S * H + 3 * S * H * F) + S * H * V);
+  EXPECT_NEAR(static_cast<double>(weights) / 4e9, 1.1, 0.05);
+  EXPECT_EQ(softmax, 22);
+  EXPECT_EQ(cache_reads, 2 * 22);
+  EXPECT_EQ(shape_ops, 22 * 6);  // before the Reshapes of Q, K, V, the widened K and V and the output
+}
+
 // Inception/ResNet-like CNNs: seeded, about the requested size, forks of 2..width towers that
 // join in a Concat, every op timed on every device, the GPU faster than the CPU on the whole.
 TEST(Synthetic, BranchyCnnHasForksAndJoins) {
