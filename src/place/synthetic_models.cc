@@ -236,7 +236,7 @@ std::unique_ptr<SyntheticProblem> make_transformer_decoder(const SyntheticOption
   };
   // Rotary position embedding: x * cos + rotate_half(x) * sin.
   auto rope = [&](int x, int cos, int sin) {
-    const Shape& sh = b.shape(x);
+    const Shape sh = b.shape(x);  // a copy: add() may move the shapes it holds
     Shape half = sh;
     half.back() /= 2;
     const int lo = b.add("StridedSlice", {x}, half, 0), hi = b.add("StridedSlice", {x}, half, 0);
