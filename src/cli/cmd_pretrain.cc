@@ -74,7 +74,7 @@ void add_pretrain_moves_command(CLI::App& app) {
   struct Args {
     std::string out, log, policy;
     std::vector<std::string> models, families = {"layered", "branchy", "transformer"};
-    int graphs = 64, clusters_per_model = 3, starts = 4, validate = 0;
+    int graphs = 64, clusters_per_model = 3, starts = 4, validate = 0, members = 4;
     MovePolicyConfig config;
     std::uint64_t seed = 1;
   };
@@ -95,6 +95,10 @@ void add_pretrain_moves_command(CLI::App& app) {
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--lr", a->config.lr, "Adam learning rate (default 1e-3)");
   cmd->add_option("--seed", a->seed, "Seed of the corpus, the network and the moves (default 1)");
+  cmd->add_option("--members", a->members,
+                  "Scorers trained alone, member j on corpus seed SEED + 10 j, whose predictions the policy "
+                  "averages (default 4)")
+      ->check(CLI::Range(1, 64));
   cmd->add_option("--families", a->families, "Synthetic graph families: layered, branchy, transformer, decoder (default the first three)")
       ->delimiter(',')
       ->check(CLI::IsMember({"layered", "branchy", "transformer", "decoder"}));
@@ -104,47 +108,59 @@ void add_pretrain_moves_command(CLI::App& app) {
   cmd->add_option("--validate", a->validate,
                   "Then place this many unseen synthetic graphs (another corpus seed) at 64 simulated evaluations: "
                   "the list policy's own placement, its discrepancy decoding, the move search from the first and "
-                  "after 48 of the second (default 0)")
+                  "after 32 of the second (default 0)")
       ->check(CLI::Range(0, 100000));
   cmd->callback([a] {
     const std::string out = a->out.empty() ? default_move_policy_path() : a->out;
     const auto t0 = std::chrono::steady_clock::now();
-    CorpusOptions co;
-    co.graphs = a->graphs, co.seed = a->seed, co.clusters_per_model = a->clusters_per_model;
-    co.families = families(a->families);
-    add_models(co, a->models);
-    auto corpus = make_training_corpus(co);
     const ListPolicy list = ListPolicy::load(a->policy.empty() ? default_list_policy_path() : a->policy);
-    std::vector<const Problem*> problems;
-    std::vector<std::vector<Placement>> starts;
-    for (auto& g : corpus) {
-      problems.push_back(g->problem.get());
-      starts.push_back(list.sample(*g->problem, a->starts, a->seed));
-    }
-    MovePolicy policy(a->config.hidden, a->seed);
-    std::string csv = "iteration,graph,loss,best_gain_pct,top_gain_pct,ranked_hits,random_hits\n";
-    log::Progress bar("pretrain-moves", static_cast<std::size_t>(a->config.iterations));
-    double ranked = 0, random = 0;
-    int counted = 0;
-    train_move_policy(policy, problems, starts, a->config, a->seed, [&](const MoveTrainingStep& s) {
-      char line[256];
-      std::snprintf(line, sizeof line, "%d,%s,%.5f,%.4f,%.4f,%.4f,%.4f\n", s.iteration, s.graph.c_str(), s.loss,
-                    s.best_gain, s.top_gain, s.ranked_hits, s.random_hits);
-      csv += line;
-      ranked += s.ranked_hits, random += s.random_hits, ++counted;
-      if (s.iteration % 50 == 0) {
-        char status[128];
-        std::snprintf(status, sizeof status, "moves that help: %.1f%% of the best ranked, %.1f%% at random (last %d)",
-                      100 * ranked / counted, 100 * random / counted, counted);
-        bar.update(static_cast<std::size_t>(s.iteration), status);
-        ranked = random = 0, counted = 0;
+    std::string csv = "member,iteration,graph,loss,best_gain_pct,top_gain_pct,ranked_hits,random_hits\n";
+    std::vector<MovePolicy> members;
+    std::size_t graphs = 0;
+    for (int j = 0; j < a->members; ++j) {
+      // Each member alone is what `pretrain-moves --members 1 --seed SEED+10j` trains.
+      const std::uint64_t seed = a->seed + 10 * static_cast<std::uint64_t>(j);
+      CorpusOptions co;
+      co.graphs = a->graphs, co.seed = seed, co.clusters_per_model = a->clusters_per_model;
+      co.families = families(a->families);
+      add_models(co, a->models);
+      auto corpus = make_training_corpus(co);
+      graphs = corpus.size();
+      std::vector<const Problem*> problems;
+      std::vector<std::vector<Placement>> starts;
+      for (auto& g : corpus) {
+        problems.push_back(g->problem.get());
+        starts.push_back(list.sample(*g->problem, a->starts, seed));
       }
-    });
-    bar.finish();
+      MovePolicy policy(a->config.hidden, seed);
+      const std::string label = a->members == 1 ? "pretrain-moves"
+                                                : "pretrain-moves " + std::to_string(j + 1) + "/" + std::to_string(a->members);
+      log::Progress bar(label, static_cast<std::size_t>(a->config.iterations));
+      double ranked = 0, random = 0;
+      int counted = 0;
+      train_move_policy(policy, problems, starts, a->config, seed, [&](const MoveTrainingStep& s) {
+        char line[256];
+        std::snprintf(line, sizeof line, "%d,%d,%s,%.5f,%.4f,%.4f,%.4f,%.4f\n", j, s.iteration, s.graph.c_str(), s.loss,
+                      s.best_gain, s.top_gain, s.ranked_hits, s.random_hits);
+        csv += line;
+        ranked += s.ranked_hits, random += s.random_hits, ++counted;
+        if (s.iteration % 50 == 0) {
+          char status[128];
+          std::snprintf(status, sizeof status, "moves that help: %.1f%% of the best ranked, %.1f%% at random (last %d)",
+                        100 * ranked / counted, 100 * random / counted, counted);
+          bar.update(static_cast<std::size_t>(s.iteration), status);
+          ranked = random = 0, counted = 0;
+        }
+      });
+      bar.finish();
+      members.push_back(std::move(policy));
+    }
+    const MovePolicy policy = MovePolicy::ensemble(std::move(members));
     policy.save(out);
     if (!a->log.empty()) write_file_atomic(a->log, csv);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("wrote %s (%zu graphs, %d updates, %.0f s)\n", out.c_str(), corpus.size(), a->config.iterations, secs);
+    std::printf("wrote %s (%d member%s, %zu graphs and %d updates each, %.0f s)\n", out.c_str(), a->members,
+                a->members == 1 ? "" : "s", graphs, a->config.iterations, secs);
     if (a->validate > 0) validate_moves(policy, list, a->validate, a->seed + 1000);
   });
 }

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -25,6 +27,7 @@ constexpr int kF = MoveFeatures::kFeatures;
 // Format of a move-policy archive; other numbers than the list policy's (1, 2) so that neither
 // loads the other's file.
 constexpr std::int64_t kFormat = 101;
+constexpr std::int64_t kEnsembleFormat = 102;  // several scorers, their predictions averaged
 // Improvements are regressed in percent of the latency, clipped: a move that makes a placement
 // infeasible or 10% slower teaches the same.
 constexpr double kClip = 10;
@@ -40,6 +43,8 @@ constexpr int kLargestSet = 256;
 // among 0.5% x 2, 1% x 4, 1% x 8 and 2% x 8 (docs/learned.md).
 constexpr double kSidewaysSlack = 0.01;
 constexpr int kSidewaysSteps = 4;
+// The search remembers the latency of the last 256 placements it evaluated (memory: 256 x ops).
+constexpr std::size_t kRemembered = 256;
 // The rows kept for training.
 constexpr std::size_t kReplayRows = 200000;
 
@@ -79,22 +84,49 @@ bool take_ops(const Problem& p, const Placement& placement, const Move& move, st
 
 struct MovePolicy::Impl {
   int hidden;
-  RowScorer net;  // one shared scorer for every move's row
-  explicit Impl(int h) : hidden(h), net(kF, h) {}
+  // One shared scorer for every move's row; an ensemble averages the predictions of several,
+  // each trained alone (`pretrain-moves --members`).
+  std::vector<RowScorer> nets;
+  Impl(int h, int members) : hidden(h) {
+    for (int i = 0; i < members; ++i) nets.emplace_back(kF, h);
+  }
 };
 
 MovePolicy::MovePolicy(int hidden, std::uint64_t seed) {
   TorchScope scope(seed);
-  impl_ = std::make_unique<Impl>(hidden);
+  impl_ = std::make_unique<Impl>(hidden, 1);
 }
 MovePolicy::~MovePolicy() = default;
 MovePolicy::MovePolicy(MovePolicy&&) noexcept = default;
 MovePolicy& MovePolicy::operator=(MovePolicy&&) noexcept = default;
 
+MovePolicy MovePolicy::ensemble(std::vector<MovePolicy> members) {
+  if (members.empty()) throw Error("", "", "MovePolicy::ensemble: no members");
+  MovePolicy out(std::move(members[0]));
+  for (std::size_t i = 1; i < members.size(); ++i) {
+    if (members[i].impl_->hidden != out.impl_->hidden)
+      throw Error("", "", "MovePolicy::ensemble: members of different widths");
+    for (auto& net : members[i].impl_->nets) out.impl_->nets.push_back(net);
+  }
+  return out;
+}
+
+int MovePolicy::members() const { return static_cast<int>(impl_->nets.size()); }
+
 void MovePolicy::save(const std::string& path) const {
   torch::serialize::OutputArchive ar;
-  impl_->net->save(ar);
-  ar.write("format", torch::tensor({kFormat, static_cast<std::int64_t>(impl_->hidden)}));
+  const auto hidden = static_cast<std::int64_t>(impl_->hidden);
+  if (impl_->nets.size() == 1) {  // the single-scorer format, which earlier files have
+    impl_->nets[0]->save(ar);
+    ar.write("format", torch::tensor({kFormat, hidden}));
+  } else {
+    for (std::size_t i = 0; i < impl_->nets.size(); ++i) {
+      torch::serialize::OutputArchive member;
+      impl_->nets[i]->save(member);
+      ar.write("member" + std::to_string(i), member);
+    }
+    ar.write("format", torch::tensor({kEnsembleFormat, hidden, static_cast<std::int64_t>(impl_->nets.size())}));
+  }
   save_archive_atomically(ar, path);
 }
 
@@ -103,13 +135,27 @@ MovePolicy MovePolicy::load(const std::string& path) {
   const torch::Tensor format =
       open_policy_archive(path, ar, "no such move-policy file (devplace pretrain-moves writes one)",
                           "not a learned move policy (a LibTorch archive with a 'format' entry)");
-  if (format.numel() != 2 || format[0].item<std::int64_t>() != kFormat)
+  const bool single = format.numel() == 2 && format[0].item<std::int64_t>() == kFormat;
+  const bool ensemble = format.numel() == 3 && format[0].item<std::int64_t>() == kEnsembleFormat &&
+                        format[2].item<std::int64_t>() >= 1 && format[2].item<std::int64_t>() <= 1024;
+  if (!single && !ensemble)
     throw Error(path, "", "not a move policy of this devplace's format (a list policy? retrain with pretrain-moves)");
   MovePolicy policy(static_cast<int>(format[1].item<std::int64_t>()), 1);
   try {
-    policy.impl_->net->load(ar);
+    if (single) {
+      policy.impl_->nets[0]->load(ar);
+    } else {
+      const auto n = format[2].item<std::int64_t>();
+      TorchScope scope(1);  // the nets' initial weights, replaced by the file's
+      policy.impl_ = std::make_unique<Impl>(policy.impl_->hidden, static_cast<int>(n));
+      for (std::int64_t i = 0; i < n; ++i) {
+        torch::serialize::InputArchive member;
+        ar.read("member" + std::to_string(i), member);
+        policy.impl_->nets[static_cast<std::size_t>(i)]->load(member);
+      }
+    }
   } catch (const c10::Error&) {
-    throw Error(path, "", "the move policy's weights do not match its declared size");
+    throw Error(path, "", "the move policy's weights are missing or do not match its declared size");
   }
   return policy;
 }
@@ -119,23 +165,42 @@ std::vector<float> MovePolicy::predict(const std::vector<float>& rows) const {
   if (n == 0) return {};
   torch::NoGradGuard no_grad;
   auto x = torch::from_blob(const_cast<float*>(rows.data()), {n, kF}, torch::kFloat);
-  auto y = impl_->net->forward(x).contiguous();
+  torch::Tensor y = impl_->nets[0]->forward(x);
+  for (std::size_t i = 1; i < impl_->nets.size(); ++i) y = y + impl_->nets[i]->forward(x);
+  if (impl_->nets.size() > 1) y = y / static_cast<double>(impl_->nets.size());
+  y = y.contiguous();
   return std::vector<float>(y.data_ptr<float>(), y.data_ptr<float>() + n);
 }
 
 Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement& start, int budget,
                               double start_latency) const {
   TorchScope scope(0);
-  auto latency = [&](const Placement& pl) {
-    const Evaluation e = reward.evaluate(pl);
-    return e.feasible ? e.latency : kInfeasibleTime;
-  };
   int left = budget;
+  // The placements this search evaluated last: different moves often make the same placement
+  // (an op's path and its chain, a kernel and the op heading it), and one seen before costs no
+  // evaluation (with a measured reward, a real run).
+  std::map<Placement, double> seen;
+  std::deque<std::map<Placement, double>::iterator> seen_order;  // oldest first
+  int repeats_left = 8 * budget + 64;  // free steps are bounded too, so the search always ends
+  auto latency = [&](const Placement& pl) {
+    if (const auto it = seen.find(pl); it != seen.end()) {
+      if (--repeats_left < 0) left = 0;
+      return it->second;
+    }
+    const Evaluation e = reward.evaluate(pl);
+    --left;
+    const double l = e.feasible ? e.latency : kInfeasibleTime;
+    seen_order.push_back(seen.emplace(pl, l).first);
+    if (seen_order.size() > kRemembered) seen.erase(seen_order.front()), seen_order.pop_front();
+    return l;
+  };
   Placement best = start;  // the incumbent; `top` below is the fastest placement evaluated
   double best_latency = start_latency;
   if (best_latency < 0) {
     if (left <= 0) return best;
-    best_latency = latency(best), --left;
+    best_latency = latency(best);
+  } else {
+    seen_order.push_back(seen.emplace(best, best_latency).first);
   }
   Placement top = best;
   double top_latency = best_latency;
@@ -172,7 +237,6 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
     const int k = singles ? 1 : std::min<int>(set_size, static_cast<int>(chosen.size()));
     const Placement candidate = apply_moves(p, best, std::vector<Move>(chosen.begin(), chosen.begin() + k));
     const double l = latency(candidate);
-    --left;
     if (l < top_latency) top = candidate, top_latency = l;
     if (l < best_latency) {
       best = candidate, best_latency = l;
@@ -204,8 +268,9 @@ void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& co
   if (starts.size() != corpus.size()) throw Error("", "", "train_move_policy: one list of start placements per problem");
   TorchScope scope(seed);
   std::mt19937_64 rng(seed);
-  auto& net = policy.impl();
-  torch::optim::Adam opt(net.net->parameters(), torch::optim::AdamOptions(c.lr));
+  if (policy.members() != 1) throw Error("", "", "train_move_policy: trains one scorer (MovePolicy::ensemble joins several)");
+  RowScorer& net = policy.impl().nets[0];
+  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(c.lr));
   std::vector<std::unique_ptr<Simulator>> sims(corpus.size());
   std::vector<std::unique_ptr<MoveFeatures>> feats(corpus.size());
   std::vector<std::vector<Placement>> pools = starts;
@@ -290,7 +355,7 @@ void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& co
     auto Y = torch::from_blob(replay_y.data(), {n}, torch::kFloat);
     for (int s = 0; s < c.steps_per_update; ++s) {
       auto idx = torch::randint(n, {std::min<std::int64_t>(c.batch, n)}, torch::kLong);
-      auto loss = torch::smooth_l1_loss(net.net->forward(X.index_select(0, idx)), Y.index_select(0, idx));
+      auto loss = torch::smooth_l1_loss(net->forward(X.index_select(0, idx)), Y.index_select(0, idx));
       opt.zero_grad();
       loss.backward();
       opt.step();

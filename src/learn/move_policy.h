@@ -51,6 +51,12 @@ class MovePolicy {
   MovePolicy(MovePolicy&&) noexcept;
   MovePolicy& operator=(MovePolicy&&) noexcept;
 
+  // One policy whose prediction is the mean of the members' (each trained alone, on its own
+  // corpus seed: on unseen graphs the mean ranks moves better than any one member, whose
+  // ranking varies with its seed; docs/learned.md). REQUIRES equal widths.
+  static MovePolicy ensemble(std::vector<MovePolicy> members);
+  int members() const;
+
   // Throws Error naming the file when it is not a move-policy archive.
   static MovePolicy load(const std::string& path);
   void save(const std::string& path) const;  // atomically
@@ -71,7 +77,7 @@ class MovePolicy {
   std::unique_ptr<Impl> impl_;
 };
 
-// Trains `policy` on `corpus` (round-robin, a fresh order each pass) from the start placements
+// Trains `policy` (one scorer) on `corpus` (round-robin, a fresh order each pass) from the start placements
 // given per problem (starts[i] for corpus[i], at least one each), by simulating moves. Scoped
 // LibTorch state (TorchScope). `on_step` sees every update.
 void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& corpus,

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <optional>
 
 #include "cost/cluster.h"
@@ -285,6 +286,30 @@ TEST(MovePolicy, EndsAtAPlacementNoSingleMoveImproves) {
   }
 }
 
+// The simulator as a reward that counts how often it saw each placement.
+class CountingReward : public SimulatedReward {
+ public:
+  using SimulatedReward::SimulatedReward;
+  Evaluation evaluate(const Placement& placement) override {
+    ++times[placement];
+    return SimulatedReward::evaluate(placement);
+  }
+  std::map<Placement, int> times;
+};
+
+// Different moves often make the same placement (an op's path and the chain it heads, a kernel
+// and its head); the search pays for each placement once (within the last 256 it evaluated).
+TEST(MovePolicy, NeverEvaluatesOnePlacementTwice) {
+  Corpus graphs({3, 40, 80, 9, {}, 0});
+  const MovePolicy untrained(16, 3);
+  for (const Problem* p : graphs.problems()) {
+    CountingReward reward(*p);
+    untrained.improve(*p, reward, earliest_finish(*p), 200);
+    EXPECT_LE(reward.evaluations(), 200);
+    for (const auto& [placement, times] : reward.times) EXPECT_EQ(times, 1) << p->graph().name();
+  }
+}
+
 TEST(MovePolicy, SurvivesSaveAndLoadAndRejectsOtherFiles) {
   const std::string dir = ::testing::TempDir() + "/devplace_move_policy";
   std::filesystem::create_directories(dir);
@@ -296,6 +321,41 @@ TEST(MovePolicy, SurvivesSaveAndLoadAndRejectsOtherFiles) {
   EXPECT_EQ(policy.predict(rows), back.predict(rows));
   EXPECT_THROW(MovePolicy::load(dir + "/missing.pt"), Error);
   EXPECT_THROW(MovePolicy::load("policies/learned.pt"), Error);  // a list policy, not a move policy
+}
+
+// An ensemble predicts the mean of its members, and survives saving (several scorers in one
+// file, beside the one-scorer format that earlier files have).
+TEST(MovePolicy, EnsemblePredictsTheMeanOfItsMembersAndSurvivesSaveAndLoad) {
+  const std::string dir = ::testing::TempDir() + "/devplace_move_ensemble";
+  std::filesystem::create_directories(dir);
+  std::vector<float> rows(4 * MoveFeatures::kFeatures);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<float>(std::cos(0.3 * i));
+  std::vector<MovePolicy> members;
+  for (std::uint64_t seed : {5, 6, 7}) members.emplace_back(16, seed);
+  std::vector<std::vector<float>> alone;
+  for (const MovePolicy& m : members) alone.push_back(m.predict(rows));
+  ASSERT_NE(alone[0], alone[1]);
+  const MovePolicy ensemble = MovePolicy::ensemble(std::move(members));
+  EXPECT_EQ(ensemble.members(), 3);
+  const std::vector<float> mean = ensemble.predict(rows);
+  ASSERT_EQ(mean.size(), 4u);
+  for (std::size_t r = 0; r < mean.size(); ++r)
+    EXPECT_NEAR(mean[r], (alone[0][r] + alone[1][r] + alone[2][r]) / 3, 1e-5);
+  ensemble.save(dir + "/ensemble.pt");
+  const MovePolicy back = MovePolicy::load(dir + "/ensemble.pt");
+  EXPECT_EQ(back.members(), 3);
+  EXPECT_EQ(back.predict(rows), mean);
+  // Training fits one scorer; an ensemble is joined from members trained alone.
+  MovePolicy two = MovePolicy::ensemble([] {
+    std::vector<MovePolicy> m;
+    m.emplace_back(16, 1), m.emplace_back(16, 2);
+    return m;
+  }());
+  Corpus graphs({1, 30, 40, 4, {}, 0});
+  EXPECT_THROW(train_move_policy(two, graphs.problems(), {{earliest_finish(*graphs.problems()[0])}}, {}, 1), Error);
+  std::vector<MovePolicy> uneven;
+  uneven.emplace_back(16, 1), uneven.emplace_back(32, 1);
+  EXPECT_THROW(MovePolicy::ensemble(std::move(uneven)), Error);
 }
 
 }  // namespace
