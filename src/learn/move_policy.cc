@@ -136,28 +136,29 @@ MovePolicy MovePolicy::load(const std::string& path) {
       open_policy_archive(path, ar, "no such move-policy file (devplace pretrain-moves writes one)",
                           "not a learned move policy (a LibTorch archive with a 'format' entry)");
   const bool single = format.numel() == 2 && format[0].item<std::int64_t>() == kFormat;
-  const bool ensemble = format.numel() == 3 && format[0].item<std::int64_t>() == kEnsembleFormat &&
+  const bool several = format.numel() == 3 && format[0].item<std::int64_t>() == kEnsembleFormat &&
                         format[2].item<std::int64_t>() >= 1 && format[2].item<std::int64_t>() <= 1024;
-  if (!single && !ensemble)
+  if (!single && !several)
     throw Error(path, "", "not a move policy of this devplace's format (a list policy? retrain with pretrain-moves)");
-  MovePolicy policy(static_cast<int>(format[1].item<std::int64_t>()), 1);
+  const int hidden = static_cast<int>(format[1].item<std::int64_t>());
+  // One scorer's weights, from the archive itself or from one member's sub-archive.
+  auto load_member = [&](torch::serialize::InputArchive& from) {
+    MovePolicy member(hidden, 1);  // initial weights, replaced by the file's
+    member.impl_->nets[0]->load(from);
+    return member;
+  };
   try {
-    if (single) {
-      policy.impl_->nets[0]->load(ar);
-    } else {
-      const auto n = format[2].item<std::int64_t>();
-      TorchScope scope(1);  // the nets' initial weights, replaced by the file's
-      policy.impl_ = std::make_unique<Impl>(policy.impl_->hidden, static_cast<int>(n));
-      for (std::int64_t i = 0; i < n; ++i) {
-        torch::serialize::InputArchive member;
-        ar.read("member" + std::to_string(i), member);
-        policy.impl_->nets[static_cast<std::size_t>(i)]->load(member);
-      }
+    if (single) return load_member(ar);
+    std::vector<MovePolicy> members;
+    for (std::int64_t i = 0; i < format[2].item<std::int64_t>(); ++i) {
+      torch::serialize::InputArchive member;
+      ar.read("member" + std::to_string(i), member);
+      members.push_back(load_member(member));
     }
+    return ensemble(std::move(members));
   } catch (const c10::Error&) {
     throw Error(path, "", "the move policy's weights are missing or do not match its declared size");
   }
-  return policy;
 }
 
 std::vector<float> MovePolicy::predict(const std::vector<float>& rows) const {

@@ -286,8 +286,8 @@ TEST(MovePolicy, EndsAtAPlacementNoSingleMoveImproves) {
   }
 }
 
-// The simulator as a reward that counts how often it saw each placement.
-class CountingReward : public SimulatedReward {
+// The simulator as a reward that tallies how often it saw each placement.
+class PlacementTally : public SimulatedReward {
  public:
   using SimulatedReward::SimulatedReward;
   Evaluation evaluate(const Placement& placement) override {
@@ -303,7 +303,7 @@ TEST(MovePolicy, NeverEvaluatesOnePlacementTwice) {
   Corpus graphs({3, 40, 80, 9, {}, 0});
   const MovePolicy untrained(16, 3);
   for (const Problem* p : graphs.problems()) {
-    CountingReward reward(*p);
+    PlacementTally reward(*p);
     untrained.improve(*p, reward, earliest_finish(*p), 200);
     EXPECT_LE(reward.evaluations(), 200);
     for (const auto& [placement, times] : reward.times) EXPECT_EQ(times, 1) << p->graph().name();
