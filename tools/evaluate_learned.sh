@@ -104,7 +104,8 @@ if part equal; then
 } > "$OUT/equal_budget.csv"
 fi
 # Under the latency model of Tarnawski et al.: their eight cost graphs (never in any corpus), the
-# shipped policy, against CPU-only, their greedy, our DP and local search at the same budgets.
+# shipped policy, against CPU-only, their greedy, our DP, and local search and segment search
+# (from the better of CPU-only and their greedy) at the same budgets.
 T=../shared/data/dnn-partitioning/latency-inputs
 if part tarnawski; then
 {
@@ -114,7 +115,8 @@ if part tarnawski; then
       tail -n +2 | sed "s/^/0,/"
     for b in 64 2000; do
       $B -q compare "$f" --objective tarnawski --budget $b --csv \
-        --algos local-search,learned-discrepancy,learned-tuned | tail -n +2 | sed "s/^/$b,/"
+        --algos local-search,segment-search,learned-discrepancy,learned-discrepancy-segments,learned-tuned |
+        tail -n +2 | sed "s/^/$b,/"
     done
   done
 } > "$OUT/tarnawski.csv"

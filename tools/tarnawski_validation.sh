@@ -5,27 +5,31 @@
 # one line per graph and the geometric mean of the ratio to the DP. Choose decoding settings here,
 # then report them on the eight graphs of docs/learned.md. Extra arguments go to `devplace
 # compare` (e.g. --policy FILE); DEVPLACE=path runs another binary; BUDGETS="250 500 1000" other
-# budgets. Run from the repository root after a build; about 35 s here.
+# budgets; ALGO=NAME another placer (e.g. learned-discrepancy-segments, segment-search);
+# SEEDS="13 36" the generator's seeds 13-36 instead (the second validation set). Run from the
+# repository root after a build; about 35 s here for twelve graphs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${DEVPLACE:-build/devplace}
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT
-/usr/bin/python3 tools/tarnawski_random_graphs.py "$D"
-for s in $(seq 1 12); do
+read -r FIRST LAST <<< "${SEEDS:-1 12}"
+/usr/bin/python3 tools/tarnawski_random_graphs.py "$D" "$FIRST" "$LAST"
+for s in $(seq "$FIRST" "$LAST"); do
   f=$D/random$s.json
   dp=$($B -q compare "$f" --objective tarnawski --algos tarnawski-dp --csv | tail -1 | cut -d, -f4)
   row="random$s $dp"
   for b in ${BUDGETS:-64 2000}; do
-    row="$row $($B -q compare "$f" --objective tarnawski --budget $b --algos learned-discrepancy "$@" --csv |
+    row="$row $($B -q compare "$f" --objective tarnawski --budget $b --algos "${ALGO:-learned-discrepancy}" "$@" --csv |
       tail -1 | cut -d, -f4)"
   done
   echo "$row"
 done | /usr/bin/python3 -c '
-import math, sys
+import math, os, sys
+algo = os.environ.get("ALGO", "learned-discrepancy")
 budgets = sys.argv[1:]
 rows = [line.split() for line in sys.stdin]
-print("graph      tarnawski-dp  " + "".join(f"  learned-discrepancy ({b})" for b in budgets))
+print("graph      tarnawski-dp  " + "".join("  " + f"{algo} ({b})".rjust(24) for b in budgets))
 logs = [0.0] * len(budgets); near = [0] * len(budgets)
 for name, dp, *found in rows:
     dp = float(dp)

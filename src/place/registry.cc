@@ -3,6 +3,7 @@
 #include <map>
 
 #include "place/placer.h"
+#include "place/segment_search.h"
 #include "place/tarnawski_placers.h"
 #include "util/error.h"
 
@@ -24,6 +25,7 @@ const std::map<std::string, std::function<std::unique_ptr<Placer>()>>& factories
       {"exact", make_exact_placer},
       {"tarnawski-greedy", make_tarnawski_greedy_placer},
       {"tarnawski-dp", make_tarnawski_dp_placer},
+      {"segment-search", make_segment_search_placer},
   };
   return f;
 }

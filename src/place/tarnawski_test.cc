@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/tarnawski_import.h"
+#include "place/segment_search.h"
 #include "place/tarnawski_objective.h"
 #include "place/tarnawski_placers.h"
 #include "util/error.h"
@@ -422,6 +423,125 @@ TEST(TarnawskiPlacers, RealGraphsDpBeatsCpuOnlyAndGreedy) {
                 static_cast<int>(used.size()) - (used.count(p.host()) ? 1 : 0), p.num_devices() - 1, secs);
   }
   std::fflush(stdout);
+}
+
+
+// --- Segment search (place/segment_search.h).
+
+// Units of a chain: one op each, in chain order.
+std::vector<std::vector<int>> chain_units(const Built& b, const std::vector<std::string>& names) {
+  std::vector<std::vector<int>> u;
+  for (const auto& n : names) u.push_back({b.op(n)});
+  return u;
+}
+
+TEST(SegmentSearch, JoinsTwoAcceleratorSegmentsAcrossAnExpensiveEdge) {
+  // a..f: 10 ms on the cpu, 1 ms on an accelerator, 5 ms per crossing. a-c on fpga0 and d-f on
+  // fpga1 cost 3 + 5 (send c) + 5 (receive c) + 3 = 16 ms; one accelerator for all, 6 ms.
+  json nodes = json::array(), edges = json::array();
+  const std::vector<std::string> names = {"a", "b", "c", "d", "e", "f"};
+  for (int i = 0; i < 6; ++i) nodes.push_back(node(names[i], i + 1, 10, 1));
+  for (int i = 1; i < 6; ++i) edges.push_back(edge(i, i + 1, 5));
+  auto b = build(file(2, 1000, nodes, edges));
+  const Problem& p = *b->problem;
+  const Placement start = b->place({{"a", "fpga0"}, {"b", "fpga0"}, {"c", "fpga0"},
+                                    {"d", "fpga1"}, {"e", "fpga1"}, {"f", "fpga1"}});
+  ASSERT_NEAR(tarnawski_latency(p, start).latency, 16 * ms, 1e-12);
+  ObjectiveFn score = make_objective(p, Objective::tarnawski);
+  std::int64_t used = 0;
+  const Placement found = segment_search(p, chain_units(*b, names), score, start, 100, &used);
+  EXPECT_NEAR(tarnawski_latency(p, found).latency, 6 * ms, 1e-12);
+  EXPECT_EQ(std::set<int>(found.begin(), found.end()).size(), 1u);
+  EXPECT_LE(used, 100);
+}
+
+TEST(SegmentSearch, OpensAnAcceleratorOnTheStretchThatPaysForIt) {
+  // a, b, g, h: 1 ms on the cpu, 10 on an accelerator; c-f: 100 ms on the cpu, 1 on an
+  // accelerator; 2 ms per crossing. CPU-only: 404 ms, a single host segment, so no shift or
+  // join applies. Best: c-f on one accelerator, 1 + 1 + 2 (receive b) + 4 + 2 (send f) + 1 + 1 =
+  // 12 ms: the search opens an accelerator on a stretch, then moves its ends to c and f.
+  json nodes = json::array(), edges = json::array();
+  const std::vector<std::string> names = {"a", "b", "c", "d", "e", "f", "g", "h"};
+  for (int i = 0; i < 8; ++i) {
+    const bool heavy = i >= 2 && i <= 5;
+    nodes.push_back(node(names[i], i + 1, heavy ? 100 : 1, heavy ? 1 : 10));
+  }
+  for (int i = 1; i < 8; ++i) edges.push_back(edge(i, i + 1, 2));
+  auto b = build(file(3, 1000, nodes, edges));
+  const Problem& p = *b->problem;
+  const Placement cpu(p.num_ops(), p.host());
+  ASSERT_NEAR(tarnawski_latency(p, cpu).latency, 404 * ms, 1e-12);
+  ObjectiveFn score = make_objective(p, Objective::tarnawski);
+  const Placement found = segment_search(p, chain_units(*b, names), score, cpu, 200);
+  EXPECT_NEAR(tarnawski_latency(p, found).latency, 12 * ms, 1e-12);
+  for (const char* o : {"a", "b", "g", "h"}) EXPECT_EQ(found[b->op(o)], p.host()) << o;
+}
+
+TEST(SegmentSearch, KeepsToItsBudgetScoresNoPlacementTwiceAndNeverWorsensItsStart) {
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 20; ++trial) {
+    json j = random_dag(rng, 8 + trial, 1 + trial % 4);
+    for (auto& nd : j["nodes"]) nd["size"] = static_cast<double>(rng() % 50);
+    j["maxSizePerFPGA"] = 120.0;
+    auto b = build(j);
+    const Problem& p = *b->problem;
+    TarnawskiEvaluator eval(p);
+    std::set<Placement> scored;
+    int calls = 0, repeats = 0;
+    ObjectiveFn score = [&](const Placement& pl) {
+      ++calls;
+      repeats += !scored.insert(pl).second;
+      return eval.latency(pl);
+    };
+    const Placement start = tarnawski_greedy_placement(p);
+    const double before = eval.latency(start);
+    ASSERT_LT(before, kInfeasibleTime);
+    const std::int64_t budget = 5 + 7 * trial;
+    std::int64_t used = 0;
+    const Placement found = segment_search(p, segment_units(p), score, start, budget, &used);
+    EXPECT_EQ(used, calls);
+    EXPECT_LE(calls, budget);
+    EXPECT_EQ(repeats, 0);
+    const auto v = tarnawski_latency(p, found);
+    ASSERT_TRUE(v.feasible) << v.reason;
+    EXPECT_LE(v.latency, before);
+  }
+}
+
+TEST(SegmentSearch, UnitsFollowTheGraphNotItsNumbering) {
+  // The same DAG written with its nodes in reverse and other ids: the units come in the same
+  // order, op names for op names.
+  std::mt19937_64 rng(9);
+  const json j = random_dag(rng, 14, 2);
+  json k = j;
+  k["nodes"] = json::array();
+  for (auto it = j["nodes"].rbegin(); it != j["nodes"].rend(); ++it) {
+    json nd = *it;
+    nd["id"] = 100 - nd["id"].get<int>();
+    k["nodes"].push_back(nd);
+  }
+  for (auto& e : k["edges"]) e["sourceId"] = 100 - e["sourceId"].get<int>(), e["destId"] = 100 - e["destId"].get<int>();
+  auto a = build(j), b = build(k);
+  auto names = [](const Built& x) {
+    std::vector<std::string> out;
+    for (const auto& unit : segment_units(*x.problem))
+      for (int v : unit) out.push_back(x.model.graph.op(v).name);
+    return out;
+  };
+  int moved = 0;
+  for (int v = 0; v < a->problem->num_ops(); ++v) moved += b->op(a->model.graph.op(v).name) != v;
+  ASSERT_GT(moved, 0);
+  EXPECT_EQ(names(*a), names(*b));
+}
+
+TEST(SegmentSearch, ControlIsForTheTarnawskiObjectiveOnly) {
+  auto b = build(chain());
+  PlaceOptions o;
+  EXPECT_THROW(make_placer("segment-search")->place(*b->problem, o), Error);
+  o.objective = Objective::tarnawski;
+  o.eval_budget = 50;
+  EXPECT_NEAR(tarnawski_latency(*b->problem, make_placer("segment-search")->place(*b->problem, o)).latency, 6 * ms,
+              1e-12);
 }
 
 }  // namespace
