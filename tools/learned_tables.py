@@ -9,6 +9,7 @@ pretraining seeds (the learned rows, deterministic for a policy). Tarnawski: one
 per cost graph.
 """
 import csv
+import math
 import os
 import statistics
 import sys
@@ -109,12 +110,26 @@ def tarnawski(path):
             table.append((folder + "/" + row["model"], OrderedDict()))
         name = row["algorithm"] if b == 0 else "%s (%d)" % (row["algorithm"], b)
         table[-1][1][name] = num(row["latency_ms"])
-    cols = ["cpu-only", "tarnawski-greedy", "tarnawski-dp", "learned", "local-search (64)",
-            "learned-discrepancy (64)", "local-search (2000)", "learned-discrepancy (2000)", "learned-tuned (2000)"]
+    cols = ["cpu-only", "tarnawski-greedy", "tarnawski-dp", "learned"] + [
+        "%s (%d)" % (a, b) for b in (64, 2000)
+        for a in ("local-search", "segment-search", "learned-discrepancy", "learned-discrepancy-segments")] + [
+        "learned-tuned (2000)"]
     print("| graph | " + " | ".join(cols) + " |")
     print("|---|" + "---|" * len(cols))
     for model, b in table:
-        print("| %s | " % model.replace("_inference", "") + " | ".join(fmt(b[c]) if c in b else "-" for c in cols) + " |")
+        print("| %s | " % model.replace("_inference", "") + " | ".join(
+            ("**%s**" if c.startswith("learned-discrepancy-segments") else "%s") % fmt(b[c]) if c in b else "-"
+            for c in cols) + " |")
+    # Per column: the geometric mean of the ratio to the DP, and how many graphs are within 5% of it.
+    summary = []
+    for c in cols:
+        pairs = [(float(b[c]), float(b["tarnawski-dp"])) for _, b in table if c in b and "tarnawski-dp" in b]
+        if c in ("cpu-only", "tarnawski-greedy", "tarnawski-dp") or not pairs:
+            summary.append("")
+            continue
+        gmean = math.exp(sum(math.log(x / dp) for x, dp in pairs) / len(pairs)) - 1
+        summary.append("%+.1f%%, %d of %d" % (100 * gmean, sum(x <= 1.05 * dp for x, dp in pairs), len(pairs)))
+    print("| over the DP (geometric mean), within 5% | " + " | ".join(summary) + " |")
 
 
 def main():
