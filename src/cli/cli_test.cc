@@ -353,11 +353,12 @@ TEST(Cli, PretrainImitatesAPlacerAndWritesAContextPolicy) {
   expect_one_line_error(devplace("pretrain --imitate nonsense -o " + out), "--imitate nonsense: not a classical placer");
 }
 
-// pretrain-moves writes a move policy that the learned-moves rows load and keep to the budget; a
-// wrong file or objective is a one-line error.
+// pretrain-moves writes a move policy that the learned-moves rows load and keep to the budget (and
+// validates it on graphs of another family); a wrong file or objective is a one-line error.
 TEST(Cli, PretrainMovesWritesAPolicyTheMoveRowsUse) {
   const std::string out = ::testing::TempDir() + "/cli_pretrain_moves.pt";
-  Result r = devplace("pretrain-moves -q --graphs 3 --iterations 20 --validate 2 --seed 2 -o " + out);
+  Result r = devplace("pretrain-moves -q --graphs 3 --iterations 20 --validate 2 --validate-families decoder --seed 2 -o " +
+                      out);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("20 updates"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("validation, 2 unseen graphs"), std::string::npos) << r.output;

@@ -44,9 +44,10 @@ void add_models(CorpusOptions& co, const std::vector<std::string>& specs) {
 
 // Held-out check of a move policy: unseen synthetic graphs, each placed at 64 simulated
 // evaluations four ways; prints the geometric mean of each against the list policy's own placement.
-void validate_moves(const MovePolicy& moves, const ListPolicy& list, int graphs, std::uint64_t seed) {
+void validate_moves(const MovePolicy& moves, const ListPolicy& list, int graphs, std::uint64_t seed,
+                    const std::vector<SyntheticFamily>& families) {
   CorpusOptions co;
-  co.graphs = graphs, co.seed = seed, co.min_ops = 100, co.max_ops = 400;
+  co.graphs = graphs, co.seed = seed, co.min_ops = 100, co.max_ops = 400, co.families = families;
   const auto corpus = make_training_corpus(co);
   double log_sum[3] = {0, 0, 0};
   for (const auto& g : corpus) {
@@ -73,7 +74,7 @@ void validate_moves(const MovePolicy& moves, const ListPolicy& list, int graphs,
 void add_pretrain_moves_command(CLI::App& app) {
   struct Args {
     std::string out, log, policy;
-    std::vector<std::string> models, families = {"layered", "branchy", "transformer"};
+    std::vector<std::string> models, families = {"layered", "branchy", "transformer"}, validate_families;
     int graphs = 64, clusters_per_model = 3, starts = 4, validate = 0, members = 4;
     MovePolicyConfig config;
     std::uint64_t seed = 1;
@@ -110,6 +111,11 @@ void add_pretrain_moves_command(CLI::App& app) {
                   "the list policy's own placement, its discrepancy decoding, the move search from the first and "
                   "after 32 of the second (default 0)")
       ->check(CLI::Range(0, 100000));
+  cmd->add_option("--validate-families", a->validate_families,
+                  "Families of the --validate graphs (default those of --families; others test transfer to "
+                  "graphs unlike any trained on)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"layered", "branchy", "transformer", "decoder"}));
   cmd->callback([a] {
     const std::string out = a->out.empty() ? default_move_policy_path() : a->out;
     const auto t0 = std::chrono::steady_clock::now();
@@ -161,7 +167,9 @@ void add_pretrain_moves_command(CLI::App& app) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("wrote %s (%d member%s, %zu graphs and %d updates each, %.0f s)\n", out.c_str(), a->members,
                 a->members == 1 ? "" : "s", graphs, a->config.iterations, secs);
-    if (a->validate > 0) validate_moves(policy, list, a->validate, a->seed + 1000);
+    if (a->validate > 0)
+      validate_moves(policy, list, a->validate, a->seed + 1000,
+                     families(a->validate_families.empty() ? a->families : a->validate_families));
   });
 }
 

@@ -286,6 +286,27 @@ TEST(MovePolicy, EndsAtAPlacementNoSingleMoveImproves) {
   }
 }
 
+// The search's correction of its scorer: one class's mean error, shrunk by one error of nothing,
+// shifts every move of that class (the head op's type, unit, from and to) and no other.
+TEST(MovePolicy, CorrectionShiftsTheClassOfTheMovesObservedOnly) {
+  test::Builder b;
+  for (const char* op : {"a", "b", "c", "d"}) b.op(op, {}, 1, 1);
+  b.g.finalize();
+  Problem p(b.g, test::two_devices(), &b.table);
+  Placement pl(4, 0);
+  pl[b.g.find_op("d")] = 1;
+  const int a = b.g.find_op("a"), bb = b.g.find_op("b"), c = b.g.find_op("c"), d = b.g.find_op("d");
+  MoveCorrection correction;
+  EXPECT_TRUE(correction.empty());
+  EXPECT_FLOAT_EQ(correction.corrected(p, pl, {a, 1, MoveUnit::op}, 0.5f), 0.5f);
+  correction.observe(p, pl, {a, 1, MoveUnit::op}, 2.0, -1.0);  // an error of -3: -3 / (1 + 1)
+  EXPECT_FLOAT_EQ(correction.corrected(p, pl, {bb, 1, MoveUnit::op}, 0.5f), -1.0f);
+  EXPECT_FLOAT_EQ(correction.corrected(p, pl, {c, 1, MoveUnit::chain}, 0.5f), 0.5f);  // another unit
+  EXPECT_FLOAT_EQ(correction.corrected(p, pl, {d, 0, MoveUnit::op}, 0.5f), 0.5f);     // other devices
+  correction.observe(p, pl, {bb, 1, MoveUnit::op}, 1.0, 0.0);  // errors -3 and -1: -4 / (2 + 1)
+  EXPECT_FLOAT_EQ(correction.corrected(p, pl, {c, 1, MoveUnit::op}, 0.0f), -4.0f / 3);
+}
+
 // The simulator as a reward that tallies how often it saw each placement.
 class PlacementTally : public SimulatedReward {
  public:
