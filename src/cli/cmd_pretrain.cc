@@ -58,14 +58,14 @@ void validate_moves(const MovePolicy& moves, const ListPolicy& list, int graphs,
     const Placement disc = list.decode_with_discrepancies(p, r0, 64);
     const Placement mv = moves.improve(p, r1, own, 63, base);
     CountingReward counted(r2);
-    const Placement first = list.decode_with_discrepancies(p, counted, 32);
+    const Placement first = list.decode_with_discrepancies(p, counted, 8);
     const Placement both = moves.improve(p, counted, first, 64 - static_cast<int>(counted.count()));
     const double l[3] = {sim.evaluate(disc).latency, sim.evaluate(mv).latency, sim.evaluate(both).latency};
     for (int k = 0; k < 3; ++k) log_sum[k] += std::log(l[k] / base);
   }
   const double n = static_cast<double>(corpus.size());
   std::printf("validation, %zu unseen graphs, geometric mean vs the list policy's own placement: discrepancy (64) "
-              "%.4f, moves (1 + 63) %.4f, discrepancy (32) + moves (32) %.4f\n",
+              "%.4f, moves (1 + 63) %.4f, discrepancy (8) + moves (56) %.4f\n",
               corpus.size(), std::exp(log_sum[0] / n), std::exp(log_sum[1] / n), std::exp(log_sum[2] / n));
 }
 
@@ -109,7 +109,7 @@ void add_pretrain_moves_command(CLI::App& app) {
   cmd->add_option("--validate", a->validate,
                   "Then place this many unseen synthetic graphs (another corpus seed) at 64 simulated evaluations: "
                   "the list policy's own placement, its discrepancy decoding, the move search from the first and "
-                  "after 32 of the second (default 0)")
+                  "after 8 of the second (learned-discrepancy-moves; default 0)")
       ->check(CLI::Range(0, 100000));
   cmd->add_option("--validate-families", a->validate_families,
                   "Families of the --validate graphs (default those of --families; others test transfer to "
