@@ -357,11 +357,13 @@ TEST(Cli, PretrainImitatesAPlacerAndWritesAContextPolicy) {
 // validates it on graphs of another family); a wrong file or objective is a one-line error.
 TEST(Cli, PretrainMovesWritesAPolicyTheMoveRowsUse) {
   const std::string out = ::testing::TempDir() + "/cli_pretrain_moves.pt";
-  Result r = devplace("pretrain-moves -q --graphs 3 --iterations 20 --validate 2 --validate-families decoder --seed 2 -o " +
+  Result r = devplace("pretrain-moves -q --graphs 3 --iterations 20 --validate 2 --validate-budget 16 --validate-families decoder "
+                      "--seed 2 -o " +
                       out);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("20 updates"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("validation, 2 unseen graphs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("discrepancy (2) + moves (14)"), std::string::npos) << r.output;
   Result placed = devplace("compare inception_v3 --cluster paper --budget 20 --csv --algos "
                            "learned-moves,learned-discrepancy-moves --move-policy " + out);
   ASSERT_EQ(placed.status, 0) << placed.output;

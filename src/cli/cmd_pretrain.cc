@@ -2,6 +2,7 @@
 // synthetic training corpus (learn/training_corpus.h) and writes the policy that
 // `place --algo learned` uses (policies/learned.pt by default). docs/learned.md has the
 // command that made the shipped policy and how long it takes.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -42,31 +43,34 @@ void add_models(CorpusOptions& co, const std::vector<std::string>& specs) {
   }
 }
 
-// Held-out check of a move policy: unseen synthetic graphs, each placed at 64 simulated
-// evaluations four ways; prints the geometric mean of each against the list policy's own placement.
-void validate_moves(const MovePolicy& moves, const ListPolicy& list, int graphs, std::uint64_t seed,
+// Held-out check of a move policy: unseen synthetic graphs, each placed at `budget` simulated
+// evaluations three ways (as learned-discrepancy, learned-moves and learned-discrepancy-moves);
+// prints the geometric mean of each against the list policy's own placement.
+void validate_moves(const MovePolicy& moves, const ListPolicy& list, int graphs, int budget, std::uint64_t seed,
                     const std::vector<SyntheticFamily>& families) {
   CorpusOptions co;
   co.graphs = graphs, co.seed = seed, co.min_ops = 100, co.max_ops = 400, co.families = families;
   const auto corpus = make_training_corpus(co);
+  const int decode = std::max(1, budget / 8);  // learned-discrepancy-moves's share (learn/learned_placers.cc)
   double log_sum[3] = {0, 0, 0};
   for (const auto& g : corpus) {
     const Problem& p = *g->problem;
     SimulatedReward sim(p), r0(p), r1(p), r2(p);
     const Placement own = list.greedy(p);
     const double base = r1.evaluate(own).latency;  // the move search's first evaluation
-    const Placement disc = list.decode_with_discrepancies(p, r0, 64);
-    const Placement mv = moves.improve(p, r1, own, 63, base);
+    const Placement disc = list.decode_with_discrepancies(p, r0, budget);
+    const Placement mv = moves.improve(p, r1, own, budget - 1, base);
     CountingReward counted(r2);
-    const Placement first = list.decode_with_discrepancies(p, counted, 8);
-    const Placement both = moves.improve(p, counted, first, 64 - static_cast<int>(counted.count()));
+    const Placement first = list.decode_with_discrepancies(p, counted, decode);
+    const Placement both = moves.improve(p, counted, first, budget - static_cast<int>(counted.count()));
     const double l[3] = {sim.evaluate(disc).latency, sim.evaluate(mv).latency, sim.evaluate(both).latency};
     for (int k = 0; k < 3; ++k) log_sum[k] += std::log(l[k] / base);
   }
   const double n = static_cast<double>(corpus.size());
-  std::printf("validation, %zu unseen graphs, geometric mean vs the list policy's own placement: discrepancy (64) "
-              "%.4f, moves (1 + 63) %.4f, discrepancy (8) + moves (56) %.4f\n",
-              corpus.size(), std::exp(log_sum[0] / n), std::exp(log_sum[1] / n), std::exp(log_sum[2] / n));
+  std::printf("validation, %zu unseen graphs, geometric mean vs the list policy's own placement: discrepancy (%d) "
+              "%.4f, moves (1 + %d) %.4f, discrepancy (%d) + moves (%d) %.4f\n",
+              corpus.size(), budget, std::exp(log_sum[0] / n), budget - 1, std::exp(log_sum[1] / n), decode,
+              budget - decode, std::exp(log_sum[2] / n));
 }
 
 // `devplace pretrain-moves`: the learned move policy (learn/move_policy.h), from the list
@@ -75,7 +79,7 @@ void add_pretrain_moves_command(CLI::App& app) {
   struct Args {
     std::string out, log, policy;
     std::vector<std::string> models, families = {"layered", "branchy", "transformer"}, validate_families;
-    int graphs = 64, clusters_per_model = 3, starts = 4, validate = 0, members = 4;
+    int graphs = 64, clusters_per_model = 3, starts = 4, validate = 0, validate_budget = 64, members = 4;
     MovePolicyConfig config;
     std::uint64_t seed = 1;
   };
@@ -109,8 +113,10 @@ void add_pretrain_moves_command(CLI::App& app) {
   cmd->add_option("--validate", a->validate,
                   "Then place this many unseen synthetic graphs (another corpus seed) at 64 simulated evaluations: "
                   "the list policy's own placement, its discrepancy decoding, the move search from the first and "
-                  "after 8 of the second (learned-discrepancy-moves; default 0)")
+                  "after an eighth of the budget on the second (learned-discrepancy-moves; default 0)")
       ->check(CLI::Range(0, 100000));
+  cmd->add_option("--validate-budget", a->validate_budget, "Evaluations per --validate graph (default 64)")
+      ->check(CLI::Range(2, 1000000));
   cmd->add_option("--validate-families", a->validate_families,
                   "Families of the --validate graphs (default those of --families; others test transfer to "
                   "graphs unlike any trained on)")
@@ -168,7 +174,7 @@ void add_pretrain_moves_command(CLI::App& app) {
     std::printf("wrote %s (%d member%s, %zu graphs and %d updates each, %.0f s)\n", out.c_str(), a->members,
                 a->members == 1 ? "" : "s", graphs, a->config.iterations, secs);
     if (a->validate > 0)
-      validate_moves(policy, list, a->validate, a->seed + 1000,
+      validate_moves(policy, list, a->validate, a->validate_budget, a->seed + 1000,
                      families(a->validate_families.empty() ? a->families : a->validate_families));
   });
 }
