@@ -51,7 +51,7 @@ void validate_moves(const MovePolicy& moves, const ListPolicy& list, int graphs,
   CorpusOptions co;
   co.graphs = graphs, co.seed = seed, co.min_ops = 100, co.max_ops = 400, co.families = families;
   const auto corpus = make_training_corpus(co);
-  const int decode = std::max(1, budget / 8);  // learned-discrepancy-moves's share (learn/learned_placers.cc)
+  const int decode = discrepancy_moves_decoding(budget);
   double log_sum[3] = {0, 0, 0};
   for (const auto& g : corpus) {
     const Problem& p = *g->problem;

@@ -106,12 +106,13 @@ class LearnedListPlacer : public Placer {
           MovePolicy::load(o.move_policy_file.empty() ? default_move_policy_path() : o.move_policy_file);
       const int budget = o.eval_budget > 0 ? static_cast<int>(o.eval_budget) : 64;
       CountingReward counted(*reward);
-      // learned-discrepancy-moves: an eighth of the budget decodes, the rest moves; chosen among
-      // 4, 8, 16 and 32 of 64 on held-out synthetic graphs once the search corrected its scorer
-      // (before, 32: docs/learned.md).
+      // learned-discrepancy-moves: an eighth of the budget decodes, the rest moves; chosen on
+      // held-out synthetic graphs once the search corrected its scorer, among 4, 8, 16 and 32 of
+      // 64 (before, 32; docs/learned.md, which also says why not 8 at any budget).
       const Placement start = name_ == "learned-moves"
                                   ? policy.greedy(p, o.objective)
-                                  : policy.decode_with_discrepancies(p, counted, std::max(1, budget / 8), 0, o.objective);
+                                  : policy.decode_with_discrepancies(p, counted, discrepancy_moves_decoding(budget), 0,
+                                                                     o.objective);
       return moves.improve(p, counted, start, budget - static_cast<int>(counted.count()));
     }
     ListPolicyConfig c;

@@ -10,6 +10,7 @@
 // Simulator objective only. Torch-free header.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -107,6 +108,10 @@ class MoveCorrection {
 void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& corpus,
                        const std::vector<std::vector<Placement>>& starts, const MovePolicyConfig& config,
                        std::uint64_t seed, const std::function<void(const MoveTrainingStep&)>& on_step = {});
+
+// The evaluations learned-discrepancy-moves gives the list policy's discrepancy decoding, of its
+// `budget`, before the move search spends the rest: an eighth (docs/learned.md).
+inline int discrepancy_moves_decoding(int budget) { return std::max(1, budget / 8); }
 
 // The pretrained move policy shipped with devplace: policies/learned-moves.pt under home_dir().
 std::string default_move_policy_path();
