@@ -2,7 +2,6 @@
 // synthetic training corpus (learn/training_corpus.h) and writes the policy that
 // `place --algo learned` uses (policies/learned.pt by default). docs/learned.md has the
 // command that made the shipped policy and how long it takes.
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -111,7 +110,7 @@ void add_pretrain_moves_command(CLI::App& app) {
   cmd->add_option("--clusters-per-model", a->clusters_per_model, "Perturbed clusters per --model (default 3)");
   cmd->add_option("--log", a->log, "Write the training log as CSV");
   cmd->add_option("--validate", a->validate,
-                  "Then place this many unseen synthetic graphs (another corpus seed) at 64 simulated evaluations: "
+                  "Then place this many unseen synthetic graphs (another corpus seed) at --validate-budget simulated evaluations: "
                   "the list policy's own placement, its discrepancy decoding, the move search from the first and "
                   "after an eighth of the budget on the second (learned-discrepancy-moves; default 0)")
       ->check(CLI::Range(0, 100000));
