@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -97,7 +98,9 @@ class MoveCorrection {
   bool empty() const { return error_.empty(); }
 
  private:
-  using Class = std::tuple<std::string, MoveUnit, int, int>;
+  // The op type is a view of the problem's own string: no copy per lookup (the search re-ranks
+  // every move after each failed single move), so the problem must outlive the correction.
+  using Class = std::tuple<std::string_view, MoveUnit, int, int>;
   static Class class_of(const Problem& problem, const Placement& placement, const Move& move);
   std::map<Class, std::pair<double, int>> error_;  // per class: sum of errors, count
 };
