@@ -88,6 +88,7 @@ class MovePolicy {
 // evaluated (the head op's type, the unit, the device it leaves and the one it goes to), shrunk as
 // if one more had erred by nothing. On graphs unlike the scorer's training ones its ranking can
 // be wrong for a whole class (on TinyLlama the 10 best-ranked moves, one per layer, all lose).
+// It keeps views of the problem's op types: the problem must outlive it.
 class MoveCorrection {
  public:
   // `move` of `placement` (before it is made) was predicted to gain `predicted` and gained `observed`.
@@ -98,8 +99,8 @@ class MoveCorrection {
   bool empty() const { return error_.empty(); }
 
  private:
-  // The op type is a view of the problem's own string: no copy per lookup (the search re-ranks
-  // every move after each failed single move), so the problem must outlive the correction.
+  // The op type as a view of the problem's string: no copy per lookup (the search re-ranks every
+  // move after each failed single move).
   using Class = std::tuple<std::string_view, MoveUnit, int, int>;
   static Class class_of(const Problem& problem, const Placement& placement, const Move& move);
   std::map<Class, std::pair<double, int>> error_;  // per class: sum of errors, count
