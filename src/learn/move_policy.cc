@@ -54,6 +54,12 @@ constexpr double kCorrectionPrior = 1;
 // clearing after any improvement and 0.1%, and against not reading the moves again after a
 // negligible change (docs/learned.md).
 constexpr double kNegligibleGain = 0.003;
+// Stuck at a placement no single move improves, with evaluations left, the search goes back to
+// the fastest placement evaluated and makes 8 of its best-ranked moves at once (the next 8 at the
+// next such stop), keeps the result whatever it costs and searches on from there. Chosen on
+// held-out synthetic graphs at 2,000 evaluations, where the search stopped with up to 40% of
+// the budget left on Inception-V3, against stopping (docs/learned.md).
+constexpr int kKickMoves = 8;
 // The scorer reads a placement's moves 1,024 rows at a time: the hidden layers of ten thousand
 // rows at once leave the cache (BERT-large's 9,200 moves: 7-60 ms per read in one batch, a
 // quarter of that in chunks, the same predictions).
@@ -258,6 +264,8 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
     order = ranked(p, moves, corrected);
   };
   int set_size = kFirstSetSize;
+  int kicks = 0;       // stops at a local optimum so far
+  bool kick = false;   // the incumbent is the fastest placement, to be kicked once read
   while (left > 0) {
     if (!read) {  // once per incumbent: a failed round changes what is set aside and the correction
       const std::optional<Schedule> trace = reward.trace(best);  // best has been evaluated
@@ -265,6 +273,32 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
       predicted = predict(rows);
       rank_moves();
       read = true;
+    }
+    if (kick) {
+      // The moves ranked 8 (kicks - 1) to 8 kicks - 1 that move no op twice, made together.
+      kick = false;
+      std::vector<Move> set;
+      std::vector<char> op_taken(p.num_ops(), 0);
+      int skip = kKickMoves * (kicks - 1);
+      for (int i : order) {
+        if (!take_ops(p, best, moves[i], op_taken)) continue;
+        if (skip > 0) {
+          --skip;
+          continue;
+        }
+        set.push_back(moves[i]);
+        if (static_cast<int>(set.size()) == kKickMoves) break;
+      }
+      if (set.empty()) break;  // no moves left to kick with
+      const Placement candidate = apply_moves(p, best, set);
+      const double l = latency(candidate);
+      if (l < top_latency) top = candidate, top_latency = l;
+      best = candidate, best_latency = l;
+      tried.clear();
+      singles = false;
+      read = false;
+      set_size = kFirstSetSize;
+      continue;
     }
     // The best untried moves that move no op twice, best first.
     std::vector<Move> chosen;
@@ -276,8 +310,15 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
         chosen.push_back(moves[i]);
       }
     if (chosen.empty()) {
-      // Every set from this incumbent failed: the best-ranked moves one at a time, once.
-      if (singles) break;
+      // Every set from this incumbent failed: the best-ranked moves one at a time, once; then,
+      // every single move having failed too, a kick from the fastest placement.
+      if (singles) {
+        ++kicks, kick = true;
+        best = top, best_latency = top_latency;
+        tried.clear();
+        read = false;
+        continue;
+      }
       singles = true;
       tried.clear();
       continue;

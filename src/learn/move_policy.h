@@ -5,8 +5,9 @@
 // corpus of graphs and clusters, from the placements its own search visits. Placing is a search
 // that, from a start placement (the list policy's: learn/list_policy.h), evaluates the best
 // predicted moves together (how many adapts: more after an improvement, fewer after a failure),
-// keeps the set if it is faster (or, a few times, nearly as fast) and reads the moves again.
-// Nothing it sees names an op or a device, so one scorer serves any graph and cluster.
+// keeps the set if it is faster (or, a few times, nearly as fast) and reads the moves again;
+// where no single move helps and evaluations are left, it kicks the fastest placement with a
+// few of its best-ranked moves at once and searches on. Nothing it sees names an op or a device, so one scorer serves any graph and cluster.
 // Simulator objective only. Torch-free header.
 #pragma once
 
