@@ -101,6 +101,58 @@ bool take_ops(const Problem& p, const Placement& placement, const Move& move, st
   return true;
 }
 
+// The kick after the search's kicks-th stop: the moves of `order` that move no op twice, past the
+// first kKickMoves x (kicks - 1) of them, kKickMoves at most.
+std::vector<Move> kick_moves(const Problem& p, const Placement& placement, const std::vector<Move>& moves,
+                             const std::vector<int>& order, int kicks) {
+  std::vector<Move> set;
+  std::vector<char> op_taken(p.num_ops(), 0);
+  int skip = kKickMoves * (kicks - 1);
+  for (int i : order) {
+    if (!take_ops(p, placement, moves[i], op_taken)) continue;
+    if (skip > 0) {
+      --skip;
+      continue;
+    }
+    set.push_back(moves[i]);
+    if (static_cast<int>(set.size()) == kKickMoves) break;
+  }
+  return set;
+}
+
+// The reward as the move search spends it: a placement evaluated among the last kRemembered
+// costs nothing again (different moves often make the same placement: an op's path and its
+// chain, a kernel and the op heading it; with a measured reward each evaluation is a real run),
+// and such free steps are bounded too, so the search always ends.
+class RememberingReward {
+ public:
+  RememberingReward(Reward& reward, int budget) : reward_(reward), left_(budget), repeats_left_(8 * budget + 64) {}
+  int left() const { return left_; }
+  // Latency of `pl` (kInfeasibleTime when infeasible), evaluated unless remembered.
+  double latency(const Placement& pl) {
+    if (const auto it = seen_.find(pl); it != seen_.end()) {
+      if (--repeats_left_ < 0) left_ = 0;
+      return it->second;
+    }
+    const Evaluation e = reward_.evaluate(pl);
+    --left_;
+    const double l = e.feasible ? e.latency : kInfeasibleTime;
+    remember(pl, l);
+    return l;
+  }
+  // `pl`, evaluated by the caller.
+  void remember(const Placement& pl, double l) {
+    order_.push_back(seen_.emplace(pl, l).first);
+    if (order_.size() > kRemembered) seen_.erase(order_.front()), order_.pop_front();
+  }
+
+ private:
+  Reward& reward_;
+  int left_, repeats_left_;
+  std::map<Placement, double> seen_;
+  std::deque<std::map<Placement, double>::iterator> order_;  // oldest first
+};
+
 }  // namespace
 
 MoveCorrection::Class MoveCorrection::class_of(const Problem& p, const Placement& placement, const Move& m) {
@@ -218,32 +270,14 @@ std::vector<float> MovePolicy::predict(const std::vector<float>& rows) const {
 Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement& start, int budget,
                               double start_latency) const {
   TorchScope scope(0);
-  int left = budget;
-  // The placements this search evaluated last: different moves often make the same placement
-  // (an op's path and its chain, a kernel and the op heading it), and one seen before costs no
-  // evaluation (with a measured reward, a real run).
-  std::map<Placement, double> seen;
-  std::deque<std::map<Placement, double>::iterator> seen_order;  // oldest first
-  int repeats_left = 8 * budget + 64;  // free steps are bounded too, so the search always ends
-  auto latency = [&](const Placement& pl) {
-    if (const auto it = seen.find(pl); it != seen.end()) {
-      if (--repeats_left < 0) left = 0;
-      return it->second;
-    }
-    const Evaluation e = reward.evaluate(pl);
-    --left;
-    const double l = e.feasible ? e.latency : kInfeasibleTime;
-    seen_order.push_back(seen.emplace(pl, l).first);
-    if (seen_order.size() > kRemembered) seen.erase(seen_order.front()), seen_order.pop_front();
-    return l;
-  };
+  RememberingReward memo(reward, budget);
   Placement best = start;  // the incumbent; `top` below is the fastest placement evaluated
   double best_latency = start_latency;
   if (best_latency < 0) {
-    if (left <= 0) return best;
-    best_latency = latency(best);
+    if (memo.left() <= 0) return best;
+    best_latency = memo.latency(best);
   } else {
-    seen_order.push_back(seen.emplace(best, best_latency).first);
+    memo.remember(best, best_latency);
   }
   Placement top = best;
   double top_latency = best_latency;
@@ -266,7 +300,7 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
   int set_size = kFirstSetSize;
   int kicks = 0;       // stops at a local optimum so far
   bool kick = false;   // the incumbent is the fastest placement, to be kicked once read
-  while (left > 0) {
+  while (memo.left() > 0) {
     if (!read) {  // once per incumbent: a failed round changes what is set aside and the correction
       const std::optional<Schedule> trace = reward.trace(best);  // best has been evaluated
       features.compute(best, moves, rows, trace ? &*trace : nullptr);
@@ -274,24 +308,12 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
       rank_moves();
       read = true;
     }
-    if (kick) {
-      // The moves ranked 8 (kicks - 1) to 8 kicks - 1 that move no op twice, made together.
+    if (kick) {  // made together and kept whatever it costs
       kick = false;
-      std::vector<Move> set;
-      std::vector<char> op_taken(p.num_ops(), 0);
-      int skip = kKickMoves * (kicks - 1);
-      for (int i : order) {
-        if (!take_ops(p, best, moves[i], op_taken)) continue;
-        if (skip > 0) {
-          --skip;
-          continue;
-        }
-        set.push_back(moves[i]);
-        if (static_cast<int>(set.size()) == kKickMoves) break;
-      }
+      const std::vector<Move> set = kick_moves(p, best, moves, order, kicks);
       if (set.empty()) break;  // no moves left to kick with
       const Placement candidate = apply_moves(p, best, set);
-      const double l = latency(candidate);
+      const double l = memo.latency(candidate);
       if (l < top_latency) top = candidate, top_latency = l;
       best = candidate, best_latency = l;
       tried.clear();
@@ -327,7 +349,7 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
     // Once every set from the incumbent has failed, single moves.
     const int k = singles ? 1 : std::min<int>(set_size, static_cast<int>(chosen.size()));
     const Placement candidate = apply_moves(p, best, std::vector<Move>(chosen.begin(), chosen.begin() + k));
-    const double l = latency(candidate);
+    const double l = memo.latency(candidate);
     if (k == 1) correction.observe(p, best, chosen[0], predicted[first], gain_percent(best_latency, l));
     if (l < top_latency) top = candidate, top_latency = l;
     if (l < best_latency * (1 - kNegligibleGain)) {
