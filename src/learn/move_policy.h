@@ -7,7 +7,8 @@
 // predicted moves together (how many adapts: more after an improvement, fewer after a failure),
 // keeps the set if it is faster (or, a few times, nearly as fast) and reads the moves again;
 // where no single move helps and evaluations are left, it kicks the fastest placement with a
-// few of its best-ranked moves at once and searches on. Nothing it sees names an op or a device, so one scorer serves any graph and cluster.
+// few of its best-ranked moves at once and searches on. Nothing it sees names an op or a
+// device, so one scorer serves any graph and cluster.
 // Simulator objective only. Torch-free header.
 #pragma once
 

@@ -265,7 +265,8 @@ TEST(MovePolicy, TrainedScorerImprovesUnseenPlacementsMoreThanItsUntrainedSelf) 
 }
 
 // With budget to spare the search ends only at a placement that no single move improves: once
-// every set of moves has failed it tries the moves one at a time.
+// every set of moves has failed it tries the moves one at a time (and its kicks from there run
+// out of moves, so it stops by itself).
 TEST(MovePolicy, EndsAtAPlacementNoSingleMoveImproves) {
   Corpus graphs({2, 40, 60, 5, {}, 0});
   const MovePolicy untrained(16, 2);
