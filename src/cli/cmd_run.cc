@@ -43,9 +43,10 @@ std::unique_ptr<Executor> make_executor(const Context& ctx, const ExecArgs& e) {
 namespace {
 
 void print_measurement(const char* label, const Measurement& m) {
-  std::printf("%s: median %.3f ms  mean %.3f ms  min %.3f  p25 %.3f  p75 %.3f  max %.3f ms  mean(last %zu) %.3f ms\n",
-              label, m.median * 1e3, m.mean * 1e3, m.min * 1e3, m.p25 * 1e3, m.p75 * 1e3, m.max * 1e3,
-              std::min<std::size_t>(5, m.samples.size()), m.mean_last5 * 1e3);
+  std::printf("%s: median %.3f ms (95%% interval %.3f-%.3f)  mean %.3f ms  min %.3f  p25 %.3f  p75 %.3f  max %.3f ms  "
+              "mean(last %zu) %.3f ms\n",
+              label, m.median * 1e3, m.ci.low * 1e3, m.ci.high * 1e3, m.mean * 1e3, m.min * 1e3, m.p25 * 1e3,
+              m.p75 * 1e3, m.max * 1e3, std::min<std::size_t>(5, m.samples.size()), m.mean_last5 * 1e3);
 }
 
 nlohmann::json measurement_json(const Measurement& m) {
@@ -56,6 +57,9 @@ nlohmann::json measurement_json(const Measurement& m) {
           {"p25_ms", m.p25 * 1e3},
           {"p75_ms", m.p75 * 1e3},
           {"mean_last5_ms", m.mean_last5 * 1e3},
+          {"ci_low_ms", m.ci.low * 1e3},
+          {"ci_high_ms", m.ci.high * 1e3},
+          {"warmup_rounds", m.warmup_rounds},
           {"copies", m.last.copies},
           {"copied_bytes", m.last.copied_bytes}};
 }
@@ -200,6 +204,12 @@ void add_run_command(CLI::App& app) {
     Simulator sim(pb);
     std::vector<double> simulated;
     for (const Placement& pl : placements) simulated.push_back(sim.makespan(pl));
+    // The best single-device placement measured here is what every other one must beat, and only
+    // an interval wholly below it counts (measure.h, versus).
+    int reference = -1;
+    for (std::size_t k = 0; k < placements.size(); ++k)
+      if (is_single_device(placements[k]) && (reference < 0 || ms_all[k].median < ms_all[reference].median))
+        reference = static_cast<int>(k);
 
     nlohmann::json rows = nlohmann::json::array();
     for (std::size_t k = 0; k < placements.size(); ++k) {
@@ -209,6 +219,19 @@ void add_run_command(CLI::App& app) {
       j["label"] = labels[k], j["simulated_ms"] = simulated[k] * 1e3, j["error"] = err;
       j["samples_ms"] = nlohmann::json::array();
       for (double v : m.samples) j["samples_ms"].push_back(v * 1e3);
+      for (int op = 0; op < g.num_ops(); ++op) j["placement"][g.op(op).name] = c.devices[placements[k][op]].name;
+      std::string verdict;
+      if (reference >= 0 && !is_single_device(placements[k])) {
+        const Versus v = versus(m, ms_all[reference]);
+        const std::string dev = c.devices[placements[reference][0]].name;
+        j["vs_best_single"] = {{"device", dev},    {"ratio", v.ratio}, {"ci_low", v.ci.low},
+                               {"ci_high", v.ci.high}, {"faster", v.faster}};
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s %s: %.3fx its time per round (95%% interval %.3f-%.3f)",
+                      v.faster ? "faster than" : "no better within noise than", dev.c_str(), v.ratio, v.ci.low,
+                      v.ci.high);
+        verdict = buf;
+      }
       rows.push_back(j);
       if (a->json) continue;
       if (random) {
@@ -220,12 +243,12 @@ void add_run_command(CLI::App& app) {
         print_measurement("  measured", m);
         std::printf("  copies %d (%.2f MiB) per run; simulated makespan %s ms (%+.1f%%)\n", m.last.copies,
                     static_cast<double>(m.last.copied_bytes) / 1048576.0, ms(simulated[k]).c_str(), err * 100);
-        if (placements.size() > 1 && k > 0)
-          std::printf("  vs %s: %.3fx (medians)\n", labels[0].c_str(), ms_all[0].median / m.median);
+        if (!verdict.empty()) std::printf("  %s\n", verdict.c_str());
       }
     }
-    nlohmann::json out = {
-        {"model", g.name()}, {"cluster", c.name}, {"runs", a->runs}, {"warmup", a->warmup}, {"placements", rows}};
+    // How this executor copies to and from GPUs, for `calibrate` (cost/execution_model.h).
+    nlohmann::json out = {{"model", g.name()}, {"cluster", c.name},    {"runs", a->runs},
+                          {"warmup", a->warmup}, {"copies", Executor::gpu_copies()}, {"placements", rows}};
 
     if (random) {
       // Error of the latency itself, and of the speed-up over the reference measured in the same

@@ -322,9 +322,21 @@ void add_train_command(CLI::App& app) {
           c.candidates.size(), a->confirm);
       for (std::size_t k = 0; k < c.candidates.size(); ++k) {
         const Measurement& m = c.confirmation.measurements[k];
-        std::printf("  %s%s ms (p25 %s, p75 %s), was %s ms\n", k == c.confirmation.best ? "* " : "  ",
-                    ms(m.median).c_str(), ms(m.p25).c_str(), ms(m.p75).c_str(), ms(c.seen[k]).c_str());
+        std::printf("  %s%s ms (95%% interval %s-%s), was %s ms\n", k == c.confirmation.best ? "* " : "  ",
+                    ms(m.median).c_str(), ms(m.ci.low).c_str(), ms(m.ci.high).c_str(), ms(c.seen[k]).c_str());
       }
+      const Confirmation& cf = c.confirmation;
+      const std::string dev = pb.cluster().devices[cf.reference_device].name;
+      std::printf("  best single device %s: %s ms (95%% interval %s-%s)\n", dev.c_str(), ms(cf.reference.median).c_str(),
+                  ms(cf.reference.ci.low).c_str(), ms(cf.reference.ci.high).c_str());
+      if (cf.faster_than_single())
+        std::printf("  faster than %s: %.3fx its time per round (interval %.3f-%.3f)\n", dev.c_str(),
+                    cf.versus_reference.ratio, cf.versus_reference.ci.low, cf.versus_reference.ci.high);
+      else
+        std::printf("  no better than %s within noise (%.3fx its time per round, interval %.3f-%.3f): keeping %s "
+                    "alone\n",
+                    dev.c_str(), cf.versus_reference.ratio, cf.versus_reference.ci.low, cf.versus_reference.ci.high,
+                    dev.c_str());
     }
     if (!a->out.empty()) {
       write_placement(a->out, pb.graph(), pb.cluster(), r.best,

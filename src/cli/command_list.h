@@ -49,6 +49,9 @@ void add_exec_options(CLI::App& cmd, ExecArgs& e);
 std::unique_ptr<Executor> make_executor(const Context& ctx, const ExecArgs& e);
 void add_run_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
+// `calibrate`: the execution model fitted to measured runs (sim/calibrate.h): cmd_calibrate.cc.
+void add_calibrate_command(CLI::App& app);
+void print_execution_model(const ExecutionModel& model);
 // The ONNX backend test suite on the executor (exec/conformance.h): cmd_conformance.cc.
 void add_conformance_command(CLI::App& app);
 // Process groups over c10d/Gloo (dist/, docs/distributed.md): cmd_worker.cc.

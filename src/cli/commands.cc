@@ -41,6 +41,7 @@ int run(int argc, char** argv) {
   add_compare_command(app);
   add_run_command(app);
   add_profile_command(app);
+  add_calibrate_command(app);
   add_conformance_command(app);
   add_worker_command(app);
   add_links_command(app);

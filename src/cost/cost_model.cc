@@ -118,6 +118,56 @@ Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides
       link_inv_bw_[s * D + d] = 1.0 / m.bandwidth;
       measured_link_[s * D + d] = 1;
     }
+  kernel_time_.assign(static_cast<std::size_t>(n) * D, 0.0);
+  for (int i = 0; i < n; ++i) {
+    const Op& op = graph.op(i);
+    if (is_folded(graph, op) || classify(op.type) == OpClass::free) continue;
+    for (int d = 0; d < D; ++d) {
+      const double t = roofline_time(op, cluster_.devices[d]);
+      kernel_time_[static_cast<std::size_t>(i) * D + d] =
+          std::isfinite(t) ? std::max(0.0, t - cluster_.devices[d].launch_overhead) : 0.0;
+    }
+  }
+  if (overrides && overrides->execution) set_execution(*overrides->execution, overrides->file);
+}
+
+void Problem::set_execution(const ExecutionModel& model, const std::string& file) {
+  const int D = num_devices_;
+  Execution e;
+  e.copies = model.copies;
+  e.staging_bandwidth = model.staging_bandwidth;
+  e.fit_error = model.fit_error;
+  const ExecutionModel defaults = default_execution_model(cluster_, model.copies);
+  for (const DeviceExecution& d : model.devices)
+    if (cluster_.find_device(d.device) < 0)
+      throw Error(file, "execution device " + d.device, "cluster '" + cluster_.name + "' has no such device");
+  for (const CrossingExecution& c : model.crossings)
+    if (cluster_.find_device(c.from) < 0 || cluster_.find_device(c.to) < 0)
+      throw Error(file, "execution crossing " + c.from + " -> " + c.to,
+                  "names no pair of devices of cluster '" + cluster_.name + "'");
+  for (int d = 0; d < D; ++d) {
+    const std::string& name = cluster_.devices[d].name;
+    const DeviceExecution* x = model.device(name);
+    if (!x) x = defaults.device(name);
+    e.async.push_back(x->async ? 1 : 0);
+    e.dispatch.push_back(x->dispatch);
+    e.wake.push_back(x->wake);
+    e.op_scale.push_back(x->op_scale);
+    e.kernel_min.push_back(x->kernel_min);
+    e.device_scale.push_back(x->device_scale);
+  }
+  e.fixed.assign(static_cast<std::size_t>(D) * D, 0.0);
+  e.inv_bandwidth.assign(static_cast<std::size_t>(D) * D, 0.0);
+  for (int s = 0; s < D; ++s)
+    for (int t = 0; t < D; ++t) {
+      if (s == t) continue;
+      const std::string &a = cluster_.devices[s].name, &b = cluster_.devices[t].name;
+      const CrossingExecution* c = model.crossing(a, b);
+      if (!c) c = defaults.crossing(a, b);
+      e.fixed[s * D + t] = c->fixed;
+      e.inv_bandwidth[s * D + t] = 1.0 / c->bandwidth;
+    }
+  execution_ = std::move(e);
 }
 
 }  // namespace devplace

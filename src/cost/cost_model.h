@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,24 @@ class Problem {
   // The device index of the host (first cpu), or -1.
   int host() const { return host_; }
 
+  // The executor's execution model (cost/execution_model.h) by device index; null when the
+  // simulator uses its idealised link model (no fitted model in the cost table).
+  struct Execution {
+    ExecutionModel::Copies copies = ExecutionModel::Copies::async;
+    double staging_bandwidth = 10e9;
+    double fit_error = 0;
+    std::vector<char> async;  // per device
+    std::vector<double> dispatch, wake, op_scale, kernel_min, device_scale;
+    std::vector<double> fixed, inv_bandwidth;  // per ordered pair src * num_devices + dst
+  };
+  const Execution* execution() const { return execution_ ? &*execution_ : nullptr; }
+  // Replaces the execution model (names resolved against the cluster; throws Error naming
+  // `file` and the device for a name the cluster lacks). Calibration refits through this.
+  void set_execution(const ExecutionModel& model, const std::string& file);
+  // Seconds the kernel of `op` runs on device `d` by the roofline, its launch left out (0 for ops
+  // without a kernel): what an asynchronous device's stream spends on it before scaling.
+  double kernel_time(int op, int d) const { return kernel_time_[static_cast<std::size_t>(op) * num_devices_ + d]; }
+
  private:
   // Fills fusion_parent_ and standalone_time_ and lowers op_time_ where ops fuse.
   void apply_fusion(const CostTable* overrides);
@@ -90,6 +109,8 @@ class Problem {
   std::vector<char> resident_;
   std::vector<double> link_latency_, link_inv_bw_, hops_;
   std::vector<char> measured_link_;  // the cost table's links: latency + bytes / bandwidth always
+  std::optional<Execution> execution_;
+  std::vector<double> kernel_time_;
 };
 
 // The roofline time of one op on one device, without any table override or fusion.

@@ -12,7 +12,8 @@ namespace devplace {
 using nlohmann::json;
 
 // File layout: {"format": "devplace-costs", "unit": "s", "ops": {op: {device: s}},
-// "transfers": {tensor: s}, "links": [{"from": device, "to": device, "latency_us", "bandwidth_gbs"}]}.
+// "transfers": {tensor: s}, "links": [{"from": device, "to": device, "latency_us", "bandwidth_gbs"}],
+// "execution": {...} (cost/execution_model.h)}.
 CostTable cost_table_from_json(const json& j, const std::string& file) {
   if (!j.is_object() || j.value("format", "") != "devplace-costs")
     throw Error(file, "", "not a devplace cost table (expected \"format\": \"devplace-costs\")");
@@ -41,6 +42,7 @@ CostTable cost_table_from_json(const json& j, const std::string& file) {
       t.links.push_back(m);
     }
   }
+  if (auto ex = j.find("execution"); ex != j.end()) t.execution = execution_model_from_json(*ex, file);
   t.file = file;
   return t;
 }
@@ -53,6 +55,7 @@ json cost_table_to_json(const CostTable& t) {
       j["links"].push_back(
           {{"from", l.from}, {"to", l.to}, {"latency_us", l.latency * 1e6}, {"bandwidth_gbs", l.bandwidth / 1e9}});
   }
+  if (t.execution) j["execution"] = execution_model_to_json(*t.execution);
   return j;
 }
 

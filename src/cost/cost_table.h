@@ -6,10 +6,13 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
+
+#include "cost/execution_model.h"
 
 namespace devplace {
 
@@ -26,8 +29,11 @@ struct CostTable {
   std::map<std::string, std::map<std::string, double>> op_time;  // op name -> device name -> s
   std::map<std::string, double> transfer_time;                   // tensor name -> s per crossing
   std::vector<MeasuredLink> links;                               // directed
+  // How the executor runs a placement, fitted to measured runs (cost/execution_model.h); when
+  // present the simulator schedules with it.
+  std::optional<ExecutionModel> execution;
   std::string file;                                              // where it was read from, for errors
-  bool empty() const { return op_time.empty() && transfer_time.empty() && links.empty(); }
+  bool empty() const { return op_time.empty() && transfer_time.empty() && links.empty() && !execution; }
 };
 
 CostTable cost_table_from_json(const nlohmann::json& j, const std::string& file);

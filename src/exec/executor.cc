@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <unordered_map>
@@ -28,6 +29,17 @@
 #include <c10/core/InferenceMode.h>
 #include <onnx/onnx_pb.h>
 #include <torch/cuda.h>
+// Where LibTorch has CUDA: a stream per GPU worker, events between workers, pinned staging
+// buffers and non-blocking copies (docs/execution.md, "Crossings on a GPU"). Elsewhere a copy to
+// or from a GPU is a blocking .to() on the device's default stream.
+#if defined(DEVPLACE_WITH_CUDA) && __has_include(<c10/cuda/CUDAStream.h>) && \
+    __has_include(<ATen/cuda/CUDAEvent.h>) && __has_include(<cuda_runtime_api.h>)
+#define DEVPLACE_CUDA_COPIES 1
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
 
 #include "exec/npy.h"
 #include "exec/onnx_ops.h"
@@ -165,6 +177,9 @@ struct Executor::Impl {
     bool stop = false;
   };
   std::vector<std::unique_ptr<Worker>> workers;
+#ifdef DEVPLACE_CUDA_COPIES
+  std::vector<std::optional<c10::cuda::CUDAStream>> streams;  // per worker; cuda workers only
+#endif
 
   // Per-run state.
   Placement placement;
@@ -473,6 +488,12 @@ struct Executor::Impl {
         wk->device = at::Device(at::kCUDA, static_cast<c10::DeviceIndex>(specs[w].index));
       workers.push_back(std::move(wk));
     }
+#ifdef DEVPLACE_CUDA_COPIES
+    streams.assign(W, std::nullopt);
+    for (int w = 0; w < W; ++w)
+      if (specs[w].kind == WorkerSpec::Kind::cuda)
+        streams[w] = c10::cuda::getStreamFromPool(false, static_cast<c10::DeviceIndex>(specs[w].index));
+#endif
     for (int w = 0; w < W; ++w) {
       std::vector<int> mine;
       if (specs[w].kind == WorkerSpec::Kind::cpu && opt.pin_threads && !cores.empty())
@@ -493,6 +514,11 @@ struct Executor::Impl {
     at::set_num_threads(opt.intra_op_threads);
     at::globalContext().setFlushDenormal(true);  // random weights must not slow down in denormals
     c10::InferenceMode guard;
+#ifdef DEVPLACE_CUDA_COPIES
+    // Every kernel and copy this thread launches goes to its worker's own stream.
+    std::optional<c10::cuda::CUDAStreamGuard> on_stream;
+    if (streams[w]) on_stream.emplace(*streams[w]);
+#endif
     Worker& wk = *workers[w];
     for (;;) {
       Task task;
@@ -595,17 +621,102 @@ struct Executor::Impl {
         }
     for (int t : o.outputs) {
       arrived(t, w);
-      for (int d : dests[t]) push(d, Task::copy(t, w));
+      for (int d : dests[t]) {
+#ifdef DEVPLACE_CUDA_COPIES
+        if (streams[w]) {
+          send_from_device(w, t, d);
+          continue;
+        }
+#endif
+        push(d, Task::copy(t, w));
+      }
     }
     if (remaining.fetch_sub(1) == 1) {
-      if (any_cuda) torch::cuda::synchronize();
+      synchronize_devices();
       t_end = Clock::now();
     }
   }
 
+  // The end of a run: every cuda worker's stream has run what it was given.
+  void synchronize_devices() {
+    if (!any_cuda) return;
+#ifdef DEVPLACE_CUDA_COPIES
+    for (const auto& s : streams)
+      if (s) s->synchronize();
+#else
+    torch::cuda::synchronize();
+#endif
+  }
+
+#ifdef DEVPLACE_CUDA_COPIES
+  using Event = std::shared_ptr<at::cuda::CUDAEvent>;
+
+  // `t`, just launched on cuda worker w, goes to worker d. To a cpu worker: a non-blocking copy
+  // into pinned host memory right behind its producer on w's stream, and an event the reader
+  // waits for (not the device: kernels launched later run on). To another cuda worker: an event
+  // after the producer, which d's stream waits on before its own copy.
+  void send_from_device(int w, int t, int d) {
+    const std::size_t s = static_cast<std::size_t>(t) * W + w;
+    const at::Tensor v = slots[s];
+    const auto start = Clock::now();
+    Event ready = std::make_shared<at::cuda::CUDAEvent>();
+    at::Tensor out = v;
+    if (specs[d].kind == WorkerSpec::Kind::cpu) {
+      out = at::empty(v.sizes(), v.options().device(at::kCPU).pinned_memory(true));
+      out.copy_(v, /*non_blocking=*/true);
+      ready->record(*streams[w]);
+      release(t, w);  // stream-ordered: the block is not reused before the copy on this stream
+    } else {
+      ready->record(*streams[w]);
+    }
+    push(d, receive_task(d, t, w, out, ready, start));
+  }
+
+  Task receive_task(int d, int t, int w, at::Tensor v, Event ready, Clock::time_point start) {
+    return Task{-1, -1, -1, [this, d, t, w, v, ready, start] { receive_from_device(d, t, w, v, ready, start); }};
+  }
+
+  // On worker d: `t` from cuda worker w. A cpu worker waits only for this tensor's event, and
+  // lets its other ready tasks go first while the copy is still running.
+  void receive_from_device(int d, int t, int w, const at::Tensor& v, const Event& ready, Clock::time_point start) {
+    at::Tensor here;
+    if (specs[d].kind == WorkerSpec::Kind::cpu) {
+      if (!ready->query()) {
+        if (workers[d]->queued.load(std::memory_order_acquire) > 0) {
+          push(d, receive_task(d, t, w, v, ready, start));
+          return;
+        }
+        ready->synchronize();
+      }
+      here = v;
+    } else {
+      ready->block(*streams[d]);
+      here = v.to(workers[d]->device, /*non_blocking=*/true);
+      // The source block is freed into w's stream's pool: it must wait for d's copy too.
+      c10::cuda::CUDACachingAllocator::recordStream(v.storage().data_ptr(), *streams[d]);
+      release(t, w);
+    }
+    worker_copies[d].push_back({t, w, d, seconds_between(t0, start), seconds_between(t0, Clock::now())});
+    copies.fetch_add(1);
+    copied_bytes.fetch_add(static_cast<std::int64_t>(here.numel() * here.element_size()));
+    slots[static_cast<std::size_t>(t) * W + d] = std::move(here);
+    arrived(t, d);
+  }
+#endif
+
   at::Tensor copy_to(const at::Tensor& v, int w) const {
     const at::Device dev = workers[w]->device;
-    return v.device() == dev ? v.clone() : v.to(dev);
+    if (v.device() == dev) return v.clone();
+#ifdef DEVPLACE_CUDA_COPIES
+    if (dev.is_cuda() && v.device().is_cpu()) {
+      // Staged in pinned memory, then copied on this worker's stream without blocking: the
+      // thread goes on launching while the copy runs (the staging block is not reused before it ends).
+      at::Tensor pinned = at::empty(v.sizes(), v.options().pinned_memory(true));
+      pinned.copy_(v);
+      return pinned.to(dev, /*non_blocking=*/true);
+    }
+#endif
+    return v.to(dev);
   }
 
   void copy(int w, int t, int src) {
@@ -884,7 +995,7 @@ struct Executor::Impl {
         const auto start = Clock::now();
         push(to, Task{-1, -1, -1, [&, t] {
                         at::Tensor c = copy_to(slots[static_cast<std::size_t>(t) * W + w], to);
-                        if (any_cuda) torch::cuda::synchronize();
+                        if (any_cuda) torch::cuda::synchronize();  // from an idle device, as a whole
                         end = Clock::now();
                       }});
         std::unique_lock<std::mutex> l(done_m);
@@ -991,6 +1102,14 @@ Executor::Executor(const Graph& graph, std::vector<WorkerSpec> workers, ExecOpti
 Executor::~Executor() = default;
 int Executor::num_workers() const { return impl_->W; }
 const std::vector<WorkerSpec>& Executor::workers() const { return impl_->specs; }
+
+const char* Executor::gpu_copies() {
+#ifdef DEVPLACE_CUDA_COPIES
+  return "async";
+#else
+  return "blocking";
+#endif
+}
 RunStats Executor::run(const Placement& placement) { return impl_->run(placement); }
 std::vector<HostTensor> Executor::outputs() const { return impl_->outputs(); }
 Schedule Executor::timeline() const { return impl_->timeline(); }

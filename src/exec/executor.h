@@ -96,6 +96,10 @@ class Executor {
   Executor& operator=(const Executor&) = delete;
 
   int num_workers() const;
+  // How tensors cross to and from cuda workers in this build: "async" (a stream per worker,
+  // events, pinned staging buffers, non-blocking copies; where LibTorch has CUDA) or "blocking"
+  // (.to() on the default stream). The execution model's `copies` (cost/execution_model.h).
+  static const char* gpu_copies();
   const std::vector<WorkerSpec>& workers() const;
 
   // Runs one inference with op i on worker placement[i]. Throws Error for a bad placement or a

@@ -135,6 +135,7 @@ CostTable merged_costs(const Model& model, const Cluster& cluster, const std::st
         throw Error(costs_file, "link " + l.from + " -> " + l.to, "unknown device '" + dev + "'");
     table.links.push_back(l);
   }
+  if (extra.execution) table.execution = extra.execution;
   table.file = costs_file;
   return table;
 }

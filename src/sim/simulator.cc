@@ -98,6 +98,13 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
   for (int t = 0; t < T; ++t)
     std::sort(cons_op_.begin() + cons_off_[t], cons_op_.begin() + cons_off_[t + 1],
               [&](int a, int b) { return tie_[a] < tie_[b]; });
+  folded_.assign(n_, 0);
+  for (int i = 0; i < n_; ++i) {
+    const Op& op = g.op(i);
+    bool all_resident = !op.outputs.empty();
+    for (int t : op.outputs) all_resident = all_resident && problem.tensor_resident(t);
+    folded_[i] = all_resident ? 1 : 0;
+  }
   pending_.resize(n_);
   ready_time_.resize(n_);
   op_start_.resize(n_);
@@ -123,6 +130,7 @@ bool Simulator::simulate(const Placement& p, int& bad_op) {
       bad_op = i;
       return false;
     }
+  if (problem_.execution()) return simulate_executor(p);
   auto& events = events_;
   auto& queues = queues_;
   auto& busy = busy_;
@@ -188,6 +196,173 @@ bool Simulator::simulate(const Placement& p, int& bad_op) {
       }
     }
     dispatch(d, now);
+  }
+  return true;
+}
+
+bool Simulator::simulate_executor(const Placement& p) {
+  const Problem::Execution& x = *problem_.execution();
+  auto& events = events_;
+  auto& queues = queues_;
+  auto& busy = busy_;
+  events.clear();
+  queues.resize(D_);
+  for (auto& q : queues) q.clear();
+  busy.assign(D_, 0);
+  stream_free_.assign(D_, 0.0);
+  worker_free_.assign(D_, 0.0);
+  copy_for_dst_.assign(D_, -1);
+  inline_first_.assign(n_, 0);
+  inline_end_.assign(n_, 0);
+  copies_.clear();
+  transfers_.clear();
+  // Tasks: op i is task i, copy k is task n_ + k; both wait in a worker's queue.
+  auto worker_of = [&](int task) { return task < n_ ? p[task] : copies_[task - n_].dst; };
+  auto tie_of = [&](int task) { return task < n_ ? tie_[task] : tie_[producer_[copies_[task - n_].tensor]]; };
+  auto push_event = [&](double time, int task, bool ready) {
+    events.push_back({time, tie_of(task), task, ready});
+    std::push_heap(events.begin(), events.end(), EventLater{});
+  };
+  for (int i = 0; i < n_; ++i) {
+    pending_[i] = in_off_[i + 1] - in_off_[i];
+    ready_time_[i] = 0;
+    if (pending_[i] == 0) events.push_back({0.0, tie_[i], i, true});
+  }
+  std::make_heap(events.begin(), events.end(), EventLater{});
+  const bool async_copies = x.copies == ExecutionModel::Copies::async;
+  // A copy from an asynchronous device under async copies is enqueued by the producer's own
+  // thread right after its kernel (no task of its own): the destinations it goes to.
+  auto inline_copy = [&](int src, int dst) { return async_copies && x.async[src] && src != dst; };
+  auto stream_item = [&](int d, double enqueued, double seconds) {
+    const double start = std::max(enqueued, stream_free_[d]);
+    stream_free_[d] = start + seconds;
+    return start;
+  };
+  // `t` is on `dst` (for a launching thread: may be launched on) at `when`.
+  auto arrive = [&](int t, int dst, double when) {
+    for (int c = cons_off_[t]; c < cons_off_[t + 1]; ++c) {
+      const int op = cons_op_[c];
+      if (p[op] != dst) continue;
+      ready_time_[op] = std::max(ready_time_[op], when);
+      if (--pending_[op] == 0) push_event(ready_time_[op], op, true);
+    }
+  };
+
+  auto run_task = [&](int task, int w, double now) {
+    if (task < n_ && folded_[task]) {  // evaluated at load time: no task at run time
+      op_start_[task] = op_end_[task] = now;
+      inline_first_[task] = inline_end_[task] = static_cast<int>(copies_.size());
+      return now;
+    }
+    const double start = now + x.dispatch[w] + (now > worker_free_[w] ? x.wake[w] : 0.0);
+    double host_end;
+    if (task < n_) {
+      const int op = task;
+      inline_first_[op] = inline_end_[op] = static_cast<int>(copies_.size());
+      const double work = x.op_scale[w] * problem_.placed_time(op, p);
+      if (!x.async[w]) {
+        op_start_[op] = start;
+        host_end = op_end_[op] = start + work;
+      } else {
+        const double launched = start + work;
+        const double kt = problem_.kernel_time(op, w);
+        const double kernel = kt > 0 ? x.kernel_min[w] + x.device_scale[w] * kt : 0.0;
+        op_start_[op] = stream_item(w, launched, kernel);
+        op_end_[op] = op_start_[op] + kernel;
+        host_end = launched;
+        // Copies to other devices, enqueued behind the kernel by this thread.
+        for (int k = out_off_[op]; k < out_off_[op + 1]; ++k) {
+          const int t = out_tensor_[k];
+          if (problem_.tensor_resident(t)) continue;
+          std::fill(copy_for_dst_.begin(), copy_for_dst_.end(), -1);
+          for (int c = cons_off_[t]; c < cons_off_[t + 1]; ++c) {
+            const int dst = p[cons_op_[c]];
+            if (!inline_copy(w, dst) || copy_for_dst_[dst] >= 0) continue;
+            copy_for_dst_[dst] = 1;
+            host_end += x.dispatch[w];
+            const double seconds = static_cast<double>(act_bytes_[t]) * x.inv_bandwidth[w * D_ + dst];
+            const double cs = stream_item(w, host_end, seconds);
+            transfers_.push_back({t, w, dst, cs, cs + seconds});
+            copies_.push_back({t, w, dst, cs + seconds + x.fixed[w * D_ + dst]});
+          }
+        }
+        inline_end_[op] = static_cast<int>(copies_.size());
+      }
+    } else {
+      Copy& cp = copies_[task - n_];
+      const int src = cp.src, pair = src * D_ + w;
+      const double seconds = static_cast<double>(act_bytes_[cp.tensor]) * x.inv_bandwidth[pair];
+      double cs;
+      if (!x.async[src] && !x.async[w]) {  // a copy in host memory by this thread
+        cs = start;
+        host_end = cs + x.fixed[pair] + seconds;
+      } else if (async_copies) {  // to an asynchronous device: stage, then enqueue
+        host_end = start + x.fixed[pair] + static_cast<double>(act_bytes_[cp.tensor]) / x.staging_bandwidth;
+        cs = stream_item(w, host_end, seconds);
+      } else {  // blocking: wait until the streams involved have run all they were given
+        cs = start;
+        if (x.async[src]) cs = std::max(cs, stream_free_[src]);
+        if (x.async[w]) cs = std::max(cs, stream_free_[w]);
+        if (x.async[src]) stream_free_[src] = cs + seconds;
+        if (x.async[w]) stream_free_[w] = cs + seconds;
+        host_end = cs + seconds + x.fixed[pair];
+      }
+      transfers_.push_back({cp.tensor, src, w, cs, cs + seconds});
+      cp.arrival = host_end;
+    }
+    return host_end;
+  };
+
+  auto dispatch = [&](int d, double now) {
+    if (busy[d] || queues[d].empty()) return;
+    std::pop_heap(queues[d].begin(), queues[d].end(), QueueLater{});
+    const int task = queues[d].back().op;
+    queues[d].pop_back();
+    busy[d] = 1;
+    const double end = run_task(task, d, now);
+    if (!(task < n_ && folded_[task])) worker_free_[d] = end;
+    push_event(end, task, false);
+  };
+
+  while (!events.empty()) {
+    std::pop_heap(events.begin(), events.end(), EventLater{});
+    const Event e = events.back();
+    events.pop_back();
+    const int w = worker_of(e.op);
+    if (e.ready) {
+      queues[w].push_back({e.time, e.tie, e.op});
+      std::push_heap(queues[w].begin(), queues[w].end(), QueueLater{});
+      dispatch(w, e.time);
+      continue;
+    }
+    busy[w] = 0;
+    const double now = e.time;
+    if (e.op >= n_) {
+      const Copy cp = copies_[e.op - n_];
+      arrive(cp.tensor, cp.dst, cp.arrival);
+    } else {
+      for (int k = out_off_[e.op]; k < out_off_[e.op + 1]; ++k) {
+        const int t = out_tensor_[k];
+        if (problem_.tensor_resident(t)) continue;
+        std::fill(copy_for_dst_.begin(), copy_for_dst_.end(), -1);
+        // The copies this op's thread enqueued itself (run_task), by destination.
+        for (int c = inline_first_[e.op]; c < inline_end_[e.op]; ++c)
+          if (copies_[c].tensor == t) copy_for_dst_[copies_[c].dst] = c;
+        arrive(t, w, now);
+        for (int c = cons_off_[t]; c < cons_off_[t + 1]; ++c) {
+          const int dst = p[cons_op_[c]];
+          if (dst == w || copy_for_dst_[dst] == -2) continue;
+          if (copy_for_dst_[dst] >= 0) {
+            arrive(t, dst, copies_[copy_for_dst_[dst]].arrival);
+          } else {
+            copies_.push_back({t, w, dst, 0.0});
+            push_event(now, n_ + static_cast<int>(copies_.size()) - 1, true);
+          }
+          copy_for_dst_[dst] = -2;  // handled
+        }
+      }
+    }
+    dispatch(w, now);
   }
   return true;
 }

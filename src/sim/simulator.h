@@ -12,6 +12,12 @@
 // device ends and its outgoing transfers are done; a copy lives from its transfer's start);
 // a device over capacity makes the placement infeasible, naming the device and the amount.
 //
+// With an execution model in the problem (Problem::execution(), fitted by `devplace calibrate`),
+// it schedules as devplace's executor runs instead: each device is a worker thread with a FIFO
+// queue of ops and of the copies it performs; an asynchronous device's thread only launches
+// kernels, which its stream runs later in launch order; a copy occupies the thread that makes it
+// and, with blocking copies, waits for the stream to drain (simulate_executor).
+//
 // A Simulator keeps scratch buffers: reuse one per thread; it is not thread-safe.
 #pragma once
 
@@ -40,6 +46,8 @@ class Simulator {
   void check(const Placement& p) const;
   // Runs the event loop; fills op_start_/op_end_/transfers_. Returns false if an op cannot run.
   bool simulate(const Placement& p, int& bad_op);
+  // The same under the problem's execution model (see above).
+  bool simulate_executor(const Placement& p);
   // Peak memory per device from the last simulate(); returns true if within every capacity.
   bool memory(const Placement& p, std::vector<std::int64_t>& peak, std::vector<std::int64_t>& overflow, bool exact);
 
@@ -52,6 +60,7 @@ class Simulator {
   std::vector<int> producer_;              // tensor -> op or -1
   std::vector<std::int64_t> act_bytes_;    // tensor -> bytes, 0 for resident tensors
   std::vector<int> tie_;                   // op -> its place among simultaneous events (lower first)
+  std::vector<char> folded_;               // op -> evaluated at load time (every output resident)
   // Scratch.
   std::vector<int> pending_;
   std::vector<double> ready_time_, op_start_, op_end_, link_free_, arrival_;
@@ -70,6 +79,16 @@ class Simulator {
   std::vector<Event> events_;
   std::vector<std::vector<QueueEntry>> queues_;
   std::vector<char> busy_;
+  // Scratch of simulate_executor: copies (tensor, source, destination, when they arrive), the
+  // end of each asynchronous device's stream, the copy made for each destination of a tensor.
+  struct Copy {
+    int tensor, src, dst;
+    double arrival;
+  };
+  std::vector<Copy> copies_;
+  std::vector<double> stream_free_, worker_free_;  // per device: its stream's end, its thread's last task end
+  std::vector<int> copy_for_dst_;
+  std::vector<int> inline_first_, inline_end_;  // op -> the copies_ its own thread enqueued
   std::vector<std::int64_t> mem_weights_, mem_upper_, peak_scratch_, overflow_scratch_;
 };
 

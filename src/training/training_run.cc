@@ -31,7 +31,8 @@ void check(const TrainingRun& run) {
 }
 
 // The lowest of hundreds of noisy measurements is a lucky run more often than the best
-// placement: measure the best few again, together, and keep the best median.
+// placement: measure the best few again, together and beside every single device, and keep the
+// best only when it is faster than the best single device beyond the noise.
 void reconfirm(const TrainingRun& run, const MeasuredReward& measured, TrainingOutcome& out) {
   TrainResult& r = out.results[0];
   Reconfirmed& c = out.reconfirmed;
@@ -39,8 +40,10 @@ void reconfirm(const TrainingRun& run, const MeasuredReward& measured, TrainingO
   if (std::find(c.candidates.begin(), c.candidates.end(), r.best) == c.candidates.end())
     c.candidates.push_back(r.best), c.seen.push_back(r.best_latency);
   c.confirmation = confirm_best(*run.executor, c.candidates, 1, run.confirm_runs);
-  r.best = c.candidates[c.confirmation.best];
-  r.best_latency = c.confirmation.measurements[c.confirmation.best].median;
+  // Only a placement whose interval says it beats the best single device replaces it.
+  r.best = c.confirmation.chosen(c.candidates);
+  r.best_latency = c.confirmation.faster_than_single() ? c.confirmation.measurements[c.confirmation.best].median
+                                                       : c.confirmation.reference.median;
   out.confirmed = true;
 }
 

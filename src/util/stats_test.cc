@@ -21,3 +21,23 @@ TEST(Stats, QuantilesInterpolate) {
 
 }  // namespace
 }  // namespace devplace
+
+namespace devplace {
+namespace {
+
+// n = 15 at 95%: x(4)..x(12) (coverage 1 - 2 P(B <= 3) = 96.5%; x(5)..x(11) would be 88%).
+TEST(Stats, MedianIntervalIsTheBinomialOrderStatistics) {
+  std::vector<double> v;
+  for (int i = 15; i >= 1; --i) v.push_back(i);
+  const Interval ci = median_interval(v, 0.95);
+  EXPECT_DOUBLE_EQ(ci.low, 4);
+  EXPECT_DOUBLE_EQ(ci.high, 12);
+  // Five values cover at most 1 - 2/32 = 94%: the widest interval.
+  const Interval few = median_interval({3, 1, 2, 5, 4}, 0.95);
+  EXPECT_DOUBLE_EQ(few.low, 1);
+  EXPECT_DOUBLE_EQ(few.high, 5);
+  EXPECT_DOUBLE_EQ(median_interval({}, 0.95).high, 0);
+}
+
+}  // namespace
+}  // namespace devplace
