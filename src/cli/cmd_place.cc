@@ -44,6 +44,7 @@ void add_place_command(CLI::App& app) {
     SearchArgs search;
     std::string algo = "local-search", out, trace, onnx, affinity, device_map, policy;
     int finetune = 0;
+    bool keep = false;
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("place", "Place a model with one algorithm and write the placement");
@@ -66,6 +67,9 @@ void add_place_command(CLI::App& app) {
                   "else Placeto's");
   cmd->add_option("--finetune", a->finetune, "With --policy: fine-tune for N episodes on this model first");
   cmd->add_option("-o,--output", a->out, "Placement file to write (JSON)");
+  cmd->add_flag("--keep-placement", a->keep,
+                "On a cost table with a fitted execution model: keep the placer's placement even when it is no "
+                "faster than the best single device by more than the model's error");
   cmd->add_option("--trace", a->trace, "Chrome trace of the simulated schedule");
   cmd->add_option("--export-onnx", a->onnx, "Copy of the ONNX model annotated with the placement");
   cmd->add_option("--export-affinity", a->affinity,
@@ -92,6 +96,25 @@ void add_place_command(CLI::App& app) {
     Verdict v = judge(pb, p, opts.objective);
     double lb = makespan_lower_bound(pb);
     const Cluster& c = pb.cluster();
+    // On a cost table fitted to measured runs, a simulated gain within the model's error is no
+    // gain: the best single device is the placement to use then.
+    if (const Problem::Execution* x = pb.execution();
+        x && opts.objective == Objective::simulator && !a->keep && !is_single_device(p) && v.feasible) {
+      const double margin = std::max(x->fit_error, 0.05);
+      Simulator sim(pb);
+      int best = 0;
+      double best_s = kInfeasibleTime;
+      for (int d = 0; d < c.num_devices(); ++d)
+        if (const double s = sim.makespan(Placement(p.size(), d)); s < best_s) best = d, best_s = s;
+      if (v.latency > best_s * (1 - margin)) {
+        std::printf("%s's placement (%s ms) is no better than %s alone (%s ms) within the calibrated model's error "
+                    "(%.0f%%): placing every op on %s (--keep-placement keeps %s's)\n",
+                    placer->name().c_str(), ms(v.latency).c_str(), c.devices[best].name.c_str(), ms(best_s).c_str(),
+                    margin * 100, c.devices[best].name.c_str(), placer->name().c_str());
+        p.assign(p.size(), best);
+        v = judge(pb, p, opts.objective);
+      }
+    }
     std::printf("%s on %s with %s: latency %s ms%s (lower bound %s ms, gap %.1f%%), placed in %.3f s\n",
                 pb.graph().name().c_str(), c.name.c_str(), placer->name().c_str(), ms(v.latency).c_str(),
                 v.feasible ? "" : " INFEASIBLE", ms(lb).c_str(), v.feasible ? 100.0 * (v.latency / lb - 1) : 0.0, secs);

@@ -11,8 +11,10 @@
 #include "cli/command_list.h"
 #include "cli/process_runs.h"
 #include "dist/link_profile.h"
+#include "exec/measure.h"
 #include "exec/profiler.h"
 #include "place/random_placement.h"
+#include "sim/calibrate.h"
 #include "sim/simulator.h"
 #include "util/blas_kernel.h"
 #include "util/error.h"
@@ -87,6 +89,33 @@ void report_validation(const Context& ctx, const CostTable& table, const std::ve
               median(errors) * 100, *std::max_element(errors.begin(), errors.end()) * 100);
 }
 
+// The execution model (cost/execution_model.h) fitted to placements run on this executor: each
+// device alone and `n` random placements of `seed`, in interleaved rounds after a warm-up; the
+// table's op times and transfers stay as profiled.
+void fit_execution_here(const Context& ctx, Executor& ex, CostTable& table, int n, std::uint64_t seed, int runs) {
+  const Graph& g = ctx.problem->graph();
+  const Cluster& c = ctx.problem->cluster();
+  std::vector<Placement> placements;
+  for (int d = 0; d < c.num_devices(); ++d) placements.push_back(Placement(g.num_ops(), d));
+  RandomPlacements random(seed);
+  for (int k = 0; k < n; ++k) placements.push_back(random.any_device(g.num_ops(), c.num_devices()));
+  log::Progress progress("fit", static_cast<std::size_t>(runs + 2));
+  const std::vector<Measurement> measured =
+      measure_interleaved(ex, placements, 2, std::max(runs, 5), [&](int done, int total) {
+        progress.update(static_cast<std::size_t>(std::min(done, total)), "single devices and random placements");
+      });
+  progress.finish();
+  std::vector<double> medians;
+  for (const Measurement& m : measured) medians.push_back(m.median);
+  Problem pb(g, c, &table);
+  const ExecutionModel start = default_execution_model(
+      c, std::string(Executor::gpu_copies()) == "async" ? ExecutionModel::Copies::async : ExecutionModel::Copies::blocking);
+  table.execution = fit_execution_model(pb, placements, medians, start);
+  print_execution_model(*table.execution);
+  std::printf("fitted to %d single-device and %d random placements (seed %llu): median |error| %.1f%%\n",
+              c.num_devices(), n, static_cast<unsigned long long>(seed), table.execution->fit_error * 100);
+}
+
 }  // namespace
 
 void add_profile_command(CLI::App& app) {
@@ -119,8 +148,9 @@ void add_profile_command(CLI::App& app) {
                   "rank keys); the links between processes are measured and written into the table")
       ->delimiter(',');
   cmd->add_option("--fit", a->fit,
-                  "With --world-size: run this many random placements across the processes and fit the extra cost "
-                  "of a crossing tensor to them (default 5; 0 = the ping-pong's latency alone)")
+                  "Run each device alone and this many random placements after the profile and fit the execution "
+                  "model to them (docs/cost-model.md; default 5; 0 = none, the simulator's link model); with "
+                  "--world-size: random placements across the processes, fitting the extra cost of a crossing tensor")
       ->check(CLI::Range(0, 1000000));
   cmd->callback([a] {
     if (!a->model.costs.empty()) throw Error(a->model.costs, "", "profile measures costs; do not pass --costs");
@@ -149,6 +179,7 @@ void add_profile_command(CLI::App& app) {
     };
     CostTable t = profile_costs(*ex, g, c, po);
     progress.finish();
+    if (a->rv.world_size <= 1 && a->fit > 0) fit_execution_here(*ctx, *ex, t, a->fit, a->seed + 1, a->runs);
     const std::vector<WorkerSpec> workers = ex->workers();
     ex.reset();  // its worker threads would compete with the processes below
     std::unique_ptr<ProcessGroup> group;
@@ -226,8 +257,9 @@ void add_profile_command(CLI::App& app) {
                   ms(measured).c_str(), ms(v.front()).c_str(), ms(v.back()).c_str(), ms(simulated).c_str(),
                   (simulated - measured) / measured * 100);
     }
-    std::printf("calibrated simulator vs measured: median absolute error %.1f%% (max %.1f%%)\n", median(errors) * 100,
-                *std::max_element(errors.begin(), errors.end()) * 100);
+    std::printf("calibrated simulator vs measured: median absolute error %.1f%% (max %.1f%%)%s\n", median(errors) * 100,
+                *std::max_element(errors.begin(), errors.end()) * 100,
+                t.execution ? " (execution model fitted to other placements)" : " (link model: --fit 0)");
   });
 }
 

@@ -48,8 +48,8 @@ struct ExecutionModel {
   std::vector<DeviceExecution> devices;
   std::vector<CrossingExecution> crossings;
   // How well it fits: the median absolute relative error over the `fitted_on` measured
-  // placements it was fitted to (0 when not fitted). `place` treats a simulated gain below it as
-  // noise.
+  // placements it was fitted to, or over held-out ones where calibrate had some and it is larger
+  // (0 when not fitted). `place` treats a simulated gain below it (at least 5%) as noise.
   double fit_error = 0;
   int fitted_on = 0;
 
