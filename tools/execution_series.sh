@@ -4,12 +4,14 @@
 # profiled costs, make 8 random placements, and run them all beside each device alone in one
 # interleaved `run --json`. Run from the repository root after ./devplace.sh build.
 # Usage: tools/execution_series.sh MODEL CLUSTER OUT_DIR [RUNS]   (writes OUT_DIR/costs.json,
-# OUT_DIR/placements/*.json, OUT_DIR/run.json; about 2 minutes for ResNet-50 on local2 here)
+# OUT_DIR/placements/*.json, OUT_DIR/run.json; about 40 s for ResNet-50 on local2 here).
+# EXEC_ARGS (e.g. "--no-pin --threads 8") go to profile and run alike.
 set -euo pipefail
 M=$1 C=$2 D=$3 RUNS=${4:-10}
+read -r -a X <<< "${EXEC_ARGS:-}"
 B=./build/devplace
 mkdir -p "$D/placements"
-$B -q profile "$M" -c "$C" -o "$D/costs.json" --runs 5 --fit 0
+$B -q profile "$M" -c "$C" -o "$D/costs.json" --runs 5 --fit 0 "${X[@]}"
 for algo in heft m-topo m-etf m-sct metis round-robin; do
   $B -q place "$M" -c "$C" --costs "$D/costs.json" --algo $algo -o "$D/placements/$algo.json" >/dev/null
 done
@@ -22,6 +24,6 @@ for d in $(python3 -c "import tomllib,sys; print(' '.join(d['name'] for d in tom
   args+=(-d "$d")
 done
 for p in "$D"/placements/*.json; do args+=(-p "$p"); done
-$B -q run "$M" -c "$C" --costs "$D/costs.json" "${args[@]}" --runs "$RUNS" --warmup 3 --json > "$D/run.json.tmp"
+$B -q run "$M" -c "$C" --costs "$D/costs.json" "${args[@]}" "${X[@]}" --runs "$RUNS" --warmup 3 --json > "$D/run.json.tmp"
 mv "$D/run.json.tmp" "$D/run.json"
 echo "wrote $D/run.json ($(git rev-parse --short HEAD))"

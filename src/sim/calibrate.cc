@@ -45,7 +45,8 @@ namespace {
 struct Parameter {
   double* value;
   bool may_be_zero;
-  double floor;  // below it, a parameter that may be zero is zero
+  double floor;    // below it, a parameter that may be zero is zero
+  double ceiling;  // physically meaningless above (a copy faster than memory, a second per task)
 };
 
 }  // namespace
@@ -78,23 +79,23 @@ ExecutionModel fit_execution_model(Problem& problem, const std::vector<Placement
     const int i = c.find_device(d.device);
     if (i < 0 || !used[i]) continue;
     d.dispatch = std::max(d.dispatch, 1e-7);
-    params.push_back({&d.dispatch, true, 1e-8});
+    params.push_back({&d.dispatch, true, 1e-8, 0.1});
     d.wake = std::max(d.wake, 1e-6);
-    params.push_back({&d.wake, true, 1e-8});
-    params.push_back({&d.op_scale, false, 0});
+    params.push_back({&d.wake, true, 1e-8, 0.1});
+    params.push_back({&d.op_scale, false, 1e-3, 100});
     if (d.async) {
       d.kernel_min = std::max(d.kernel_min, 1e-7);
-      params.push_back({&d.kernel_min, true, 1e-8});
+      params.push_back({&d.kernel_min, true, 1e-8, 0.1});
       d.device_scale = std::max(d.device_scale, 1e-3);
-      params.push_back({&d.device_scale, true, 1e-4});
+      params.push_back({&d.device_scale, true, 1e-4, 1000});
     }
   }
   for (CrossingExecution& x : model.crossings) {
     const int s = c.find_device(x.from), t = c.find_device(x.to);
     if (s < 0 || t < 0 || !crossed[s * D + t]) continue;
     x.fixed = std::max(x.fixed, 1e-6);
-    params.push_back({&x.fixed, true, 1e-8});
-    params.push_back({&x.bandwidth, false, 0});
+    params.push_back({&x.fixed, true, 1e-8, 0.1});
+    params.push_back({&x.bandwidth, false, 1e7, 1e12});
   }
   Simulator sim(problem);
   auto loss = [&] {
@@ -116,8 +117,8 @@ ExecutionModel fit_execution_model(Problem& problem, const std::vector<Placement
         for (double factor : {step, 1.0 / step})
           for (int tries = 0; tries < 8; ++tries) {
             const double old = *prm.value;
-            double next = (old == 0 ? prm.floor * 10 : old) * factor;
-            if (prm.may_be_zero && next < prm.floor) next = 0;
+            double next = std::min(prm.ceiling, (old == 0 ? prm.floor * 10 : old) * factor);
+            if (next < prm.floor) next = prm.may_be_zero ? 0 : prm.floor;
             if (next == old) break;
             *prm.value = next;
             const double l = loss();
@@ -136,9 +137,9 @@ ExecutionModel fit_execution_model(Problem& problem, const std::vector<Placement
     const std::size_t n = params.size();
     auto set = [&](const std::vector<double>& u) {
       for (std::size_t i = 0; i < n; ++i) {
-        double v = std::exp(u[i]) - params[i].floor;
-        if (!params[i].may_be_zero) v = std::max(v, 1e-12);
-        *params[i].value = std::max(0.0, v);
+        double v = std::min(params[i].ceiling, std::exp(u[i]) - params[i].floor);
+        if (v < params[i].floor) v = params[i].may_be_zero ? std::max(0.0, v) : params[i].floor;
+        *params[i].value = v;
       }
       return loss();
     };

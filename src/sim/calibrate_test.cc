@@ -80,13 +80,13 @@ void check_series(const std::string& name, const std::string& model, const std::
   for (const auto& [p, mm] : range) floor = std::max(floor, mm.second / mm.first - 1);
   int mixed = 0, mixed_optimistic = 0;
   for (std::size_t k = 0; k < s.predict.size(); ++k)
-    if (!is_single_device(s.predict[k])) ++mixed, mixed_optimistic += after.errors[k] < 0 ? 1 : 0;
-  std::printf("%-22s noise floor %.1f%% (one placement's medians in one run); optimistic on %d of %d mixed "
-              "placements held out\n",
+    if (!is_single_device(s.predict[k])) ++mixed, mixed_optimistic += after.errors[k] < -0.05 ? 1 : 0;
+  std::printf("%-22s noise floor %.1f%% (one placement's medians in one run); optimistic by over 5%% on %d of %d "
+              "mixed placements held out\n",
               name.c_str(), floor * 100, mixed_optimistic, mixed);
   EXPECT_LT(after.median_abs_error, before.median_abs_error) << name;
   EXPECT_LT(after.median_abs_error, std::max(0.12, floor / 2)) << name;
-  EXPECT_LE(2 * mixed_optimistic, mixed + 1) << name;  // the link model on the H200: optimistic on nearly all
+  EXPECT_LE(2 * mixed_optimistic, mixed) << name;  // the link model on the H200: optimistic on nearly all
   EXPECT_GE(after.pairs_ordered, before.pairs_ordered) << name;
 }
 
