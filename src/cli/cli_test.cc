@@ -262,8 +262,31 @@ TEST(Cli, ProfileWritesCostsAndValidatesThem) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("validation: 2 random placements"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("calibrated simulator vs measured: median absolute error"), std::string::npos) << r.output;
+  // It fitted the execution model to each worker alone and 5 random placements, and wrote it.
+  EXPECT_NE(r.output.find("fitted to 2 single-device and 5 random placements"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("execution model fitted to other placements"), std::string::npos) << r.output;
+  EXPECT_NE(read_file(costs).find("\"execution\""), std::string::npos);
   Result s = devplace("simulate resnet50 --input input=1,3,32,32 --cluster clusters/local2.toml --costs " + costs);
   EXPECT_EQ(s.status, 0) << s.output;
+}
+
+TEST(Cli, CalibrateFitsAMeasuredRunAndPredictsTheRowsHeldOut) {
+  const std::string dir = "tests/data/execution/local2-inception_v3/";
+  const std::string out = ::testing::TempDir() + "/calibrated.json";
+  Result r = devplace("calibrate inception_v3 -c clusters/local2.toml --costs " + dir + "costs.json --measured " + dir +
+                      "run.json --predict heft --predict local-search -o " + out);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto held = r.output.find("held out, after");
+  ASSERT_NE(held, std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(" 2 placements: median |error|", held), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("cpu0 -> cpu1:"), std::string::npos) << r.output;
+  EXPECT_NE(read_file(out).find("\"execution\""), std::string::npos);
+  Result d = devplace("simulate inception_v3 -c clusters/local2.toml --costs " + out + " -d cpu1");
+  EXPECT_EQ(d.status, 0) << d.output;
+  // A cost table given as the measured run: one line naming the file.
+  expect_one_line_error(devplace("calibrate inception_v3 -c clusters/local2.toml --costs " + dir + "costs.json "
+                                 "--measured " + dir + "costs.json -o " + out),
+                        "costs.json: not a `devplace run --json` file");
 }
 
 }  // namespace
