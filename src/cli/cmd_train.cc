@@ -109,7 +109,7 @@ void add_train_command(CLI::App& app) {
     bool resume = false;
     int stop_after = 0;
     std::string reward = "simulated", objective = "sim";
-    int runs = 3, warmup = 1, confirm = 10;
+    int runs = 3, warmup = 1, confirm = 20;
     bool json = false;
     ExecArgs exec;
     int replicas = 0;
@@ -147,8 +147,9 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--warmup", a->warmup, "--reward measured: untimed runs per placement first (default 1)")
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--confirm", a->confirm,
-                  "--reward measured: re-measure the 5 best placements this many times each, in rounds, and keep the "
-                  "best median (default 10; 0 = off)")
+                  "--reward measured: re-measure the 5 best placements this many times each, in rounds beside every "
+                  "single device, and keep the best only when its 95% interval beats the best single device, else "
+                  "that device alone (default 20; 0 = off)")
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--objective", a->objective,
                   "Latency model the reward uses: sim (our event simulator, default) or tarnawski (their model: "
