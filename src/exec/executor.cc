@@ -968,22 +968,31 @@ struct Executor::Impl {
     Placement p(N, w);
     Profile prof;
     std::vector<std::vector<double>> samples(N);
-    keep_all = true;
-    try {
-      for (int r = 0; r < warmup + runs; ++r) {
-        run(p);
-        if (r < warmup) continue;
-        for (int op = 0; op < N; ++op) samples[op].push_back(op_spans[op].end - op_spans[op].start);
-      }
-    } catch (...) {
-      keep_all = false;
-      throw;
+    // Op times from runs as run() makes them (tensors released after their last reader, element-
+    // wise ops in place): keeping every tensor alive changes them, e.g. glibc then spreads a
+    // second worker's activations over fresh heaps that it maps and unmaps every run (measured:
+    // ResNet-50's ops on local2's cpu1 2.2x slower than cpu1 runs them).
+    for (int r = 0; r < warmup + runs; ++r) {
+      run(p);
+      if (r < warmup) continue;
+      for (int op = 0; op < N; ++op) samples[op].push_back(op_spans[op].end - op_spans[op].start);
     }
-    keep_all = false;
+    // One more run that keeps every tensor, for the copies below.
+    const bool copies_wanted = to >= 0 && to < W && to != w;
+    if (copies_wanted) {
+      keep_all = true;
+      try {
+        run(p);
+      } catch (...) {
+        keep_all = false;
+        throw;
+      }
+      keep_all = false;
+    }
     prof.op_seconds.assign(N, 0.0);
     for (int op = 0; op < N; ++op) prof.op_seconds[op] = folded[op] ? 0.0 : median(samples[op]);
     prof.copy_seconds.assign(T, -1.0);
-    if (to < 0 || to >= W || to == w) return prof;
+    if (!copies_wanted) return prof;
     // Each produced tensor that some op reads: the copy as the scheduler does it, timed from the
     // push on this thread to the end of the copy on the (idle) destination worker.
     for (int t = 0; t < T; ++t) {

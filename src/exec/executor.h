@@ -126,11 +126,10 @@ class Executor {
   // Memory fields are zero (not measured). Folded ops get empty spans at 0.
   Schedule timeline() const;
 
-  // Every op on `worker`, `warmup` untimed runs then `runs` timed ones (the order of measure()):
-  // the median time of each op,
-  // and the median time to copy each produced tensor from `worker` to `to_worker` (done by
-  // to_worker, wake-up included). REQUIRES runs >= 1; to_worker != worker, or copy_seconds
-  // stays -1.
+  // Every op on `worker`, `warmup` untimed runs then `runs` timed ones made as run() makes them:
+  // the median time of each op; then, after one more run that keeps every tensor, the median
+  // time to copy each produced tensor from `worker` to `to_worker` (done by to_worker, wake-up
+  // included). REQUIRES runs >= 1; to_worker != worker, or copy_seconds stays -1.
   Profile profile(int worker, int to_worker, int warmup, int runs);
 
   // This process's share of one inference placed across processes (docs/distributed.md): the
