@@ -7,7 +7,7 @@
 # Usage: tools/calibrated_placers.sh [OUT_DIR]   (default /tmp/devplace-calibrated; about 1 minute)
 set -euo pipefail
 D=${1:-/tmp/devplace-calibrated}
-B=./build/devplace
+B=${DEVPLACE_BIN:-./build/devplace}
 H=../shared/data/h200-2026-12-04
 mkdir -p "$D"
 hold=(--predict heft --predict local-search --predict learned --predict m-topo --predict m-etf --predict m-sct

@@ -9,7 +9,7 @@
 set -euo pipefail
 M=$1 C=$2 D=$3 RUNS=${4:-10}
 read -r -a X <<< "${EXEC_ARGS:-}"
-B=./build/devplace
+B=${DEVPLACE_BIN:-./build/devplace}
 mkdir -p "$D/placements"
 $B -q profile "$M" -c "$C" -o "$D/costs.json" --runs 5 --fit 0 "${X[@]}"
 for algo in heft m-topo m-etf m-sct metis round-robin; do

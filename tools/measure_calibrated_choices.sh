@@ -5,7 +5,7 @@
 # best single device). Usage: tools/measure_calibrated_choices.sh MODEL CLUSTER CALIBRATED.json OUT_DIR
 set -euo pipefail
 M=$1 C=$2 T=$3 D=$4
-B=./build/devplace
+B=${DEVPLACE_BIN:-./build/devplace}
 read -r -a X <<< "${EXEC_ARGS:---no-pin}"
 mkdir -p "$D"
 args=()

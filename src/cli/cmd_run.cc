@@ -228,8 +228,8 @@ void add_run_command(CLI::App& app) {
                                {"ci_high", v.ci.high}, {"faster", v.faster}};
         char buf[160];
         std::snprintf(buf, sizeof buf, "%s %s: %.3fx its time per round (95%% interval %.3f-%.3f)",
-                      v.faster ? "faster than" : "no better within noise than", dev.c_str(), v.ratio, v.ci.low,
-                      v.ci.high);
+                      v.faster ? "faster than" : v.ci.low > 1.0 ? "slower than" : "no better within noise than",
+                      dev.c_str(), v.ratio, v.ci.low, v.ci.high);
         verdict = buf;
       }
       rows.push_back(j);
