@@ -113,6 +113,24 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
   arrival_.resize(D_);
 }
 
+template <class WorkerOf, class Dispatch>
+bool Simulator::next_finish(Event& e, int& worker, const WorkerOf& worker_of, const Dispatch& dispatch) {
+  while (!events_.empty()) {
+    std::pop_heap(events_.begin(), events_.end(), EventLater{});
+    e = events_.back();
+    events_.pop_back();
+    worker = worker_of(e.op);
+    if (!e.ready) {
+      busy_[worker] = 0;
+      return true;
+    }
+    queues_[worker].push_back({e.time, e.tie, e.op});
+    std::push_heap(queues_[worker].begin(), queues_[worker].end(), QueueLater{});
+    dispatch(worker, e.time);
+  }
+  return false;
+}
+
 void Simulator::check(const Placement& p) const {
   const Graph& g = problem_.graph();
   if (static_cast<int>(p.size()) != n_)
@@ -159,18 +177,9 @@ bool Simulator::simulate(const Placement& p, int& bad_op) {
     std::push_heap(events.begin(), events.end(), EventLater{});
   };
 
-  while (!events.empty()) {
-    std::pop_heap(events.begin(), events.end(), EventLater{});
-    const Event e = events.back();
-    events.pop_back();
-    const int d = p[e.op];
-    if (e.ready) {
-      queues[d].push_back({e.time, e.tie, e.op});
-      std::push_heap(queues[d].begin(), queues[d].end(), QueueLater{});
-      dispatch(d, e.time);
-      continue;
-    }
-    busy[d] = 0;
+  Event e;
+  int d;
+  while (next_finish(e, d, [&](int op) { return p[op]; }, dispatch)) {
     const double now = e.time;
     for (int k = out_off_[e.op]; k < out_off_[e.op + 1]; ++k) {
       const int t = out_tensor_[k];
@@ -324,18 +333,9 @@ bool Simulator::simulate_executor(const Placement& p) {
     push_event(end, task, false);
   };
 
-  while (!events.empty()) {
-    std::pop_heap(events.begin(), events.end(), EventLater{});
-    const Event e = events.back();
-    events.pop_back();
-    const int w = worker_of(e.op);
-    if (e.ready) {
-      queues[w].push_back({e.time, e.tie, e.op});
-      std::push_heap(queues[w].begin(), queues[w].end(), QueueLater{});
-      dispatch(w, e.time);
-      continue;
-    }
-    busy[w] = 0;
+  Event e;
+  int w;
+  while (next_finish(e, w, worker_of, dispatch)) {
     const double now = e.time;
     if (e.op >= n_) {
       const Copy cp = copies_[e.op - n_];

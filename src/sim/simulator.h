@@ -48,6 +48,12 @@ class Simulator {
   bool simulate(const Placement& p, int& bad_op);
   // The same under the problem's execution model (see above).
   bool simulate_executor(const Placement& p);
+  struct Event;
+  // The event loop's common step: pops events, queueing each ready task on its worker
+  // (worker_of(task)) and letting the worker take work (dispatch(worker, now)), until a task
+  // finishes: returns it with its worker, now idle. False when no event is left.
+  template <class WorkerOf, class Dispatch>
+  bool next_finish(Event& e, int& worker, const WorkerOf& worker_of, const Dispatch& dispatch);
   // Peak memory per device from the last simulate(); returns true if within every capacity.
   bool memory(const Placement& p, std::vector<std::int64_t>& peak, std::vector<std::int64_t>& overflow, bool exact);
 
