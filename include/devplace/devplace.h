@@ -126,6 +126,7 @@ struct ExecuteOptions {
 
 struct ExecutionResult {
   double median = 0, min = 0, max = 0;  // seconds over the timed runs
+  double ci_low = 0, ci_high = 0;       // 95% confidence interval of the median (order statistics)
   std::vector<double> samples;
   int copies = 0;  // tensors copied between workers in a run
 };

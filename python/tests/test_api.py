@@ -119,6 +119,7 @@ def test_from_torch_places_and_runs_a_module(tmp_path):
     local = devplace.load(path, cluster=os.path.join(ROOT, "clusters", "local2.toml"))
     r = devplace.execute(local, devplace.place(local, "heft"), warmup=0, runs=2)
     assert len(r.samples) == 2 and r.median > 0
+    assert r.ci_low <= r.median <= r.ci_high  # with 2 runs: [min, max]
 
 
 def test_readme_quick_start_runs_as_written(tmp_path):

@@ -163,6 +163,7 @@ ExecutionResult execute(const Workload& w, const Placement& placement, const Exe
   const Measurement m = measure(ex, placement, options.warmup, options.runs);
   ExecutionResult r;
   r.median = m.median, r.min = m.min, r.max = m.max, r.samples = m.samples, r.copies = m.last.copies;
+  r.ci_low = m.ci.low, r.ci_high = m.ci.high;
   return r;
 }
 

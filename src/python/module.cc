@@ -264,6 +264,8 @@ PYBIND11_MODULE(_devplace, m) {
       .def_readonly("median", &ExecutionResult::median)
       .def_readonly("min", &ExecutionResult::min)
       .def_readonly("max", &ExecutionResult::max)
+      .def_readonly("ci_low", &ExecutionResult::ci_low)
+      .def_readonly("ci_high", &ExecutionResult::ci_high)
       .def_readonly("samples", &ExecutionResult::samples)
       .def_readonly("copies", &ExecutionResult::copies);
   m.def(
