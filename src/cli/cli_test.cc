@@ -287,6 +287,14 @@ TEST(Cli, CalibrateFitsAMeasuredRunAndPredictsTheRowsHeldOut) {
   expect_one_line_error(devplace("calibrate inception_v3 -c clusters/local2.toml --costs " + dir + "costs.json "
                                  "--measured " + dir + "costs.json -o " + out),
                         "costs.json: not a `devplace run --json` file");
+  // A run file that says its executor copied some other way: named, not guessed.
+  std::string run = read_file(dir + "run.json");
+  run.replace(run.find("\"copies\": \"blocking\""), std::string("\"copies\": \"blocking\"").size(),
+              "\"copies\": \"pageable\"");
+  const std::string odd = temp_file("odd_run.json", run);
+  expect_one_line_error(devplace("calibrate inception_v3 -c clusters/local2.toml --costs " + dir + "costs.json "
+                                 "--measured " + odd + " -o " + out),
+                        "odd_run.json: node 'copies': copies must be \"async\" or \"blocking\", not 'pageable'");
 }
 
 }  // namespace

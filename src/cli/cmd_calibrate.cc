@@ -10,7 +10,6 @@
 #include "sim/calibrate.h"
 #include "util/error.h"
 #include "util/files.h"
-#include "util/json_file.h"
 
 namespace devplace::cli {
 
@@ -26,7 +25,7 @@ void print_fidelity(const char* what, const Fidelity& f) {
 }  // namespace
 
 void print_execution_model(const ExecutionModel& m) {
-  std::printf("execution model (%s copies):\n", m.copies == ExecutionModel::Copies::async ? "async" : "blocking");
+  std::printf("execution model (%s copies):\n", copies_name(m.copies));
   for (const DeviceExecution& d : m.devices) {
     std::printf("  %-8s %s  dispatch %.2f us/task (+%.2f us from idle)  op time x%.3f", d.device.c_str(),
                 d.async ? "async" : "sync ", d.dispatch * 1e6, d.wake * 1e6, d.op_scale);
@@ -64,12 +63,13 @@ void add_calibrate_command(CLI::App& app) {
       throw Error("", "", "calibrate refines a cost table: pass the profiled one with --costs");
     auto ctx = load_context(a->model);
     Problem& pb = *ctx->problem;
-    std::vector<MeasuredRun> runs = read_measured_runs(a->measured, pb.graph(), pb.cluster());
+    std::string recorded_copies;
+    std::vector<MeasuredRun> runs = read_measured_runs(a->measured, pb.graph(), pb.cluster(), &recorded_copies);
     if (const int dropped = drop_unsettled_rounds(runs); dropped > 0 && !a->json)
       std::printf("the first %d rounds of %s ran before the machine settled (over 10%% slower): left out\n", dropped,
                   a->measured.c_str());
-    std::string copies = a->copies;
-    if (copies.empty()) copies = read_json_file(a->measured).value("copies", std::string("blocking"));
+    const ExecutionModel::Copies copies = a->copies.empty() ? copies_from_name(recorded_copies, a->measured, "copies")
+                                                            : copies_from_name(a->copies, "", "--copies");
     std::vector<Placement> fit, held;
     std::vector<double> fit_s, held_s;
     for (const MeasuredRun& r : runs) {
@@ -83,10 +83,7 @@ void add_calibrate_command(CLI::App& app) {
     const Fidelity before_fit = fidelity(pb, fit, fit_s);
     Fidelity before_held;
     if (!held.empty()) before_held = fidelity(pb, held, held_s);
-    const ExecutionModel start =
-        table.execution ? *table.execution
-                        : default_execution_model(pb.cluster(), copies == "async" ? ExecutionModel::Copies::async
-                                                                                  : ExecutionModel::Copies::blocking);
+    const ExecutionModel start = table.execution ? *table.execution : default_execution_model(pb.cluster(), copies);
     table.execution = fit_execution_model(pb, fit, fit_s, start);
     const Fidelity after_fit = fidelity(pb, fit, fit_s);
     // The error a user should expect is the held-out one where there is one.

@@ -108,8 +108,7 @@ void fit_execution_here(const Context& ctx, Executor& ex, CostTable& table, int 
   std::vector<double> medians;
   for (const Measurement& m : measured) medians.push_back(m.median);
   Problem pb(g, c, &table);
-  const ExecutionModel start = default_execution_model(
-      c, std::string(Executor::gpu_copies()) == "async" ? ExecutionModel::Copies::async : ExecutionModel::Copies::blocking);
+  const ExecutionModel start = default_execution_model(c, copies_from_name(Executor::gpu_copies(), "", "executor"));
   table.execution = fit_execution_model(pb, placements, medians, start);
   print_execution_model(*table.execution);
   std::printf("fitted to %d single-device and %d random placements (seed %llu): median |error| %.1f%%\n",

@@ -22,6 +22,16 @@ const CrossingExecution* ExecutionModel::crossing(const std::string& from, const
   return nullptr;
 }
 
+ExecutionModel::Copies copies_from_name(const std::string& name, const std::string& file, const std::string& node) {
+  if (name == "async") return ExecutionModel::Copies::async;
+  if (name == "blocking") return ExecutionModel::Copies::blocking;
+  throw Error(file, node, "copies must be \"async\" or \"blocking\", not '" + name + "'");
+}
+
+const char* copies_name(ExecutionModel::Copies copies) {
+  return copies == ExecutionModel::Copies::async ? "async" : "blocking";
+}
+
 ExecutionModel default_execution_model(const Cluster& cluster, ExecutionModel::Copies copies) {
   ExecutionModel m;
   m.copies = copies;
@@ -65,13 +75,7 @@ std::string text(const json& entry, const char* key, const std::string& file, co
 ExecutionModel execution_model_from_json(const json& j, const std::string& file) {
   if (!j.is_object()) throw Error(file, "execution", "must be an object (docs/cost-model.md, \"Execution model\")");
   ExecutionModel m;
-  const std::string copies = j.value("copies", std::string("async"));
-  if (copies == "async")
-    m.copies = ExecutionModel::Copies::async;
-  else if (copies == "blocking")
-    m.copies = ExecutionModel::Copies::blocking;
-  else
-    throw Error(file, "execution", "copies must be \"async\" or \"blocking\", not '" + copies + "'");
+  m.copies = copies_from_name(j.value("copies", std::string("async")), file, "execution");
   m.staging_bandwidth = number(j, "staging_bandwidth_gbs", m.staging_bandwidth / 1e9, file, "execution", true) * 1e9;
   m.fit_error = number(j, "fit_error", 0, file, "execution", false);
   m.fitted_on = static_cast<int>(number(j, "fitted_on", 0, file, "execution", false));
@@ -114,7 +118,7 @@ ExecutionModel execution_model_from_json(const json& j, const std::string& file)
 }
 
 json execution_model_to_json(const ExecutionModel& m) {
-  json j = {{"copies", m.copies == ExecutionModel::Copies::async ? "async" : "blocking"},
+  json j = {{"copies", copies_name(m.copies)},
             {"staging_bandwidth_gbs", m.staging_bandwidth / 1e9},
             {"fit_error", m.fit_error},
             {"fitted_on", m.fitted_on},

@@ -57,6 +57,10 @@ struct ExecutionModel {
   const CrossingExecution* crossing(const std::string& from, const std::string& to) const;
 };
 
+// "async" / "blocking" and back; an unknown name throws Error naming `file` and `node`.
+ExecutionModel::Copies copies_from_name(const std::string& name, const std::string& file, const std::string& node);
+const char* copies_name(ExecutionModel::Copies copies);
+
 // Defaults before any fit: gpu and accel devices asynchronous, everything else not; each device's
 // own launch overhead as its dispatch; each link's latency and bandwidth as the crossing's.
 ExecutionModel default_execution_model(const Cluster& cluster, ExecutionModel::Copies copies);

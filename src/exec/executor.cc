@@ -696,11 +696,7 @@ struct Executor::Impl {
       c10::cuda::CUDACachingAllocator::recordStream(v.storage().data_ptr(), *streams[d]);
       release(t, w);
     }
-    worker_copies[d].push_back({t, w, d, seconds_between(t0, start), seconds_between(t0, Clock::now())});
-    copies.fetch_add(1);
-    copied_bytes.fetch_add(static_cast<std::int64_t>(here.numel() * here.element_size()));
-    slots[static_cast<std::size_t>(t) * W + d] = std::move(here);
-    arrived(t, d);
+    copied(d, t, w, std::move(here), start);
   }
 #endif
 
@@ -723,11 +719,17 @@ struct Executor::Impl {
     const std::size_t s = static_cast<std::size_t>(t) * W + src;
     const auto start = Clock::now();
     at::Tensor out = copy_to(slots[s], w);
+    release(t, src);
+    copied(w, t, src, std::move(out), start);
+  }
+
+  // `value` is `t`'s copy from worker src, now on worker w (copy started at `start`): its span, the
+  // run's counts, its slot; then its consumers there.
+  void copied(int w, int t, int src, at::Tensor value, Clock::time_point start) {
     worker_copies[w].push_back({t, src, w, seconds_between(t0, start), seconds_between(t0, Clock::now())});
     copies.fetch_add(1);
-    copied_bytes.fetch_add(static_cast<std::int64_t>(out.numel() * out.element_size()));
-    slots[static_cast<std::size_t>(t) * W + w] = std::move(out);
-    release(t, src);
+    copied_bytes.fetch_add(static_cast<std::int64_t>(value.numel() * value.element_size()));
+    slots[static_cast<std::size_t>(t) * W + w] = std::move(value);
     arrived(t, w);
   }
 
@@ -970,8 +972,7 @@ struct Executor::Impl {
     std::vector<std::vector<double>> samples(N);
     // Op times from runs as run() makes them (tensors released after their last reader, element-
     // wise ops in place): keeping every tensor alive changes them, e.g. glibc then spreads a
-    // second worker's activations over fresh heaps that it maps and unmaps every run (measured:
-    // ResNet-50's ops on local2's cpu1 2.2x slower than cpu1 runs them).
+    // second worker's activations over fresh heaps that it maps and unmaps every run.
     for (int r = 0; r < warmup + runs; ++r) {
       run(p);
       if (r < warmup) continue;

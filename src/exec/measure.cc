@@ -69,7 +69,7 @@ std::vector<Measurement> measure_interleaved(Executor& executor, const std::vect
   std::vector<RunStats> last(placements.size());
   const RunOnce run = [&](const Placement& p) {
     const RunStats r = executor.run(p);
-    last[static_cast<std::size_t>(&p - placements.data())] = r;
+    last[static_cast<std::size_t>(&p - placements.data())] = r;  // p is placements[k] (measure.h)
     return r.latency;
   };
   std::vector<Measurement> out = measure_interleaved(run, placements, warmup, runs, on_round);

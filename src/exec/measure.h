@@ -29,7 +29,8 @@ struct Measurement {
 // alike and comparisons between them stay fair; result i belongs to placements[i]. Warm-up: at
 // least `warmup` untimed rounds, and more (up to 4 x warmup + 4) until two consecutive rounds take
 // within 5% of each other (caches, allocators, clocks settled); none when warmup is 0. `on_round`
-// (optional) is called after each round with the rounds done and the planned total.
+// (optional) is called after each round with the rounds done and the planned total. `run` is
+// given the element placements[k] itself, so its address tells which placement it is.
 // REQUIRES runs >= 1.
 std::vector<Measurement> measure_interleaved(const RunOnce& run, const std::vector<Placement>& placements, int warmup,
                                              int runs, const std::function<void(int, int)>& on_round = {});

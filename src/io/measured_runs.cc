@@ -12,10 +12,16 @@ namespace devplace {
 
 namespace fs = std::filesystem;
 
-std::vector<MeasuredRun> read_measured_runs(const std::string& path, const Graph& g, const Cluster& c) {
+std::vector<MeasuredRun> read_measured_runs(const std::string& path, const Graph& g, const Cluster& c,
+                                            std::string* copies) {
   const nlohmann::json j = read_json_file(path);
   if (!j.is_object() || !j.contains("placements") || !j["placements"].is_array())
     throw Error(path, "", "not a `devplace run --json` file (expected a \"placements\" list)");
+  if (copies) {
+    const auto it = j.find("copies");
+    if (it != j.end() && !it->is_string()) throw Error(path, "copies", "must be \"async\" or \"blocking\"");
+    *copies = it == j.end() ? "blocking" : it->get<std::string>();
+  }
   std::vector<MeasuredRun> out;
   int row = 0;
   for (const nlohmann::json& r : j["placements"]) {

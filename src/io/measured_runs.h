@@ -24,7 +24,10 @@ struct MeasuredRun {
 // else from its label: "all on DEVICE", or a placement file named by the label (relative to the
 // run file's folder, then to the working directory). Throws Error naming the file and the row
 // for a row without a median or whose placement cannot be found or does not fit the model.
-std::vector<MeasuredRun> read_measured_runs(const std::string& path, const Graph& g, const Cluster& c);
+// `copies` (optional) gets the file's "copies" (how the measuring executor copied to and from
+// GPUs), or "blocking" where it has none (files written before it was recorded).
+std::vector<MeasuredRun> read_measured_runs(const std::string& path, const Graph& g, const Cluster& c,
+                                            std::string* copies = nullptr);
 
 // Runs measured in rounds (every row one sample per round) whose first rounds ran before the
 // machine settled: while a leading round is more than 10% slower than usual across the rows (the

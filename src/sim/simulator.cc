@@ -113,6 +113,20 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
   arrival_.resize(D_);
 }
 
+void Simulator::start_events() {
+  events_.clear();
+  queues_.resize(D_);
+  for (auto& q : queues_) q.clear();
+  busy_.assign(D_, 0);
+  transfers_.clear();
+  for (int i = 0; i < n_; ++i) {
+    pending_[i] = in_off_[i + 1] - in_off_[i];
+    ready_time_[i] = 0;
+    if (pending_[i] == 0) events_.push_back({0.0, tie_[i], i, true});
+  }
+  std::make_heap(events_.begin(), events_.end(), EventLater{});
+}
+
 template <class WorkerOf, class Dispatch>
 bool Simulator::next_finish(Event& e, int& worker, const WorkerOf& worker_of, const Dispatch& dispatch) {
   while (!events_.empty()) {
@@ -152,18 +166,8 @@ bool Simulator::simulate(const Placement& p, int& bad_op) {
   auto& events = events_;
   auto& queues = queues_;
   auto& busy = busy_;
-  events.clear();
-  queues.resize(D_);
-  for (auto& q : queues) q.clear();
-  busy.assign(D_, 0);
+  start_events();
   std::fill(link_free_.begin(), link_free_.end(), 0.0);
-  transfers_.clear();
-  for (int i = 0; i < n_; ++i) {
-    pending_[i] = in_off_[i + 1] - in_off_[i];
-    ready_time_[i] = 0;
-    if (pending_[i] == 0) events.push_back({0.0, tie_[i], i, true});
-  }
-  std::make_heap(events.begin(), events.end(), EventLater{});
 
   auto dispatch = [&](int d, double now) {
     if (busy[d] || queues[d].empty()) return;
@@ -214,17 +218,13 @@ bool Simulator::simulate_executor(const Placement& p) {
   auto& events = events_;
   auto& queues = queues_;
   auto& busy = busy_;
-  events.clear();
-  queues.resize(D_);
-  for (auto& q : queues) q.clear();
-  busy.assign(D_, 0);
+  copies_.clear();
+  start_events();
   stream_free_.assign(D_, 0.0);
   worker_free_.assign(D_, 0.0);
   copy_for_dst_.assign(D_, -1);
   inline_first_.assign(n_, 0);
   inline_end_.assign(n_, 0);
-  copies_.clear();
-  transfers_.clear();
   // Tasks: op i is task i, copy k is task n_ + k; both wait in a worker's queue.
   auto worker_of = [&](int task) { return task < n_ ? p[task] : copies_[task - n_].dst; };
   auto tie_of = [&](int task) { return task < n_ ? tie_[task] : tie_[producer_[copies_[task - n_].tensor]]; };
@@ -232,12 +232,6 @@ bool Simulator::simulate_executor(const Placement& p) {
     events.push_back({time, tie_of(task), task, ready});
     std::push_heap(events.begin(), events.end(), EventLater{});
   };
-  for (int i = 0; i < n_; ++i) {
-    pending_[i] = in_off_[i + 1] - in_off_[i];
-    ready_time_[i] = 0;
-    if (pending_[i] == 0) events.push_back({0.0, tie_[i], i, true});
-  }
-  std::make_heap(events.begin(), events.end(), EventLater{});
   const bool async_copies = x.copies == ExecutionModel::Copies::async;
   // A copy from an asynchronous device under async copies is enqueued by the producer's own
   // thread right after its kernel (no task of its own): the destinations it goes to.

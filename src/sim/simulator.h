@@ -49,6 +49,9 @@ class Simulator {
   // The same under the problem's execution model (see above).
   bool simulate_executor(const Placement& p);
   struct Event;
+  // Both schedulers' start: empty queues, idle devices, no transfers, each op's inputs to wait
+  // for, and the ops that wait for none ready at time 0.
+  void start_events();
   // The event loop's common step: pops events, queueing each ready task on its worker
   // (worker_of(task)) and letting the worker take work (dispatch(worker, now)), until a task
   // finishes: returns it with its worker, now idle. False when no event is left.
