@@ -17,6 +17,10 @@ ViT-B/16 and a ResNet-50 that flattens with x.view(x.size(0), -1); see export_he
 With --bert-large FILE it writes a BERT-large-size encoder (24 layers, hidden 1024, 16 heads, FFN
 4096; 1.3 GB of FP32 weights, so no single 0.5 GiB GPU of clusters/nvlink4.toml holds it), the
 memory-limited problem of docs/learned.md.
+With --zoo DIR it writes the held-out model zoo instead (tests/data/zoo/NAME.onnx, see ZOO and
+tests/data/zoo/SOURCES.md): 15 torchvision ImageNet, segmentation and video models, most from
+families devplace's training corpus lacks (SOURCES.md says which are only related). They only
+judge: nothing in devplace is trained, tuned or chosen on them.
 
 BERT's sequence length is symbolic inside the graph (positions by CumSum, reshapes with -1), and
 only the declared input shape says 128: binding input_ids to [1, N] at import re-infers every shape.
@@ -198,6 +202,72 @@ def export_held_out(out):
     finish(path, doc="ResNet-50 flattening with x.view(x.size(0), -1), dynamic batch: bind input=N,3,224,224.")
 
 
+class SegmentationOut(nn.Module):
+    """A torchvision segmentation model returning only its 'out' tensor (not the OrderedDict)."""
+
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return self.net(x)["out"]
+
+
+# The held-out zoo (--zoo DIR): one row per model, NAME -> DIR/NAME.onnx.
+# (name, constructor, input shape, source: torchvision constructor and paper)
+# New rows go at the end: each row's seed is SEED + 100 + its index. Left out: video.mvit_v2_s,
+# whose export (torch 1.13) exhausts memory in ONNX shape inference (std::bad_alloc at 10 GB; the
+# OOM killer at 24 GB), a known problem of its _add_rel_pos (pytorch/vision#7003).
+tvm = torchvision.models
+ZOO = [
+    ("alexnet", lambda: tvm.alexnet(weights=None), [1, 3, 224, 224],
+     "torchvision.models.alexnet; Krizhevsky, One weird trick for parallelizing CNNs, 2014 (AlexNet: Krizhevsky, Sutskever, Hinton, 2012)"),
+    ("vgg16", lambda: tvm.vgg16(weights=None), [1, 3, 224, 224],
+     "torchvision.models.vgg16; Simonyan, Zisserman, Very Deep Convolutional Networks for Large-Scale Image Recognition, 2014"),
+    ("squeezenet1_1", lambda: tvm.squeezenet1_1(weights=None), [1, 3, 224, 224],
+     "torchvision.models.squeezenet1_1; Iandola et al., SqueezeNet, 2016"),
+    ("densenet121", lambda: tvm.densenet121(weights=None), [1, 3, 224, 224],
+     "torchvision.models.densenet121; Huang, Liu, van der Maaten, Weinberger, Densely Connected Convolutional Networks, 2017"),
+    ("googlenet", lambda: tvm.googlenet(weights=None, aux_logits=False, init_weights=False), [1, 3, 224, 224],
+     "torchvision.models.googlenet(aux_logits=False, init_weights=False); Szegedy et al., Going Deeper with Convolutions, 2015"),
+    ("shufflenet_v2_x1_0", lambda: tvm.shufflenet_v2_x1_0(weights=None), [1, 3, 224, 224],
+     "torchvision.models.shufflenet_v2_x1_0; Ma, Zhang, Zheng, Sun, ShuffleNet V2, 2018"),
+    ("regnet_y_800mf", lambda: tvm.regnet_y_800mf(weights=None), [1, 3, 224, 224],
+     "torchvision.models.regnet_y_800mf; Radosavovic et al., Designing Network Design Spaces, 2020"),
+    ("convnext_tiny", lambda: tvm.convnext_tiny(weights=None), [1, 3, 224, 224],
+     "torchvision.models.convnext_tiny; Liu et al., A ConvNet for the 2020s, 2022"),
+    ("efficientnet_b0", lambda: tvm.efficientnet_b0(weights=None), [1, 3, 224, 224],
+     "torchvision.models.efficientnet_b0; Tan, Le, EfficientNet, 2019"),
+    ("mobilenet_v3_large", lambda: tvm.mobilenet_v3_large(weights=None), [1, 3, 224, 224],
+     "torchvision.models.mobilenet_v3_large; Howard et al., Searching for MobileNetV3, 2019"),
+    ("mnasnet1_0", lambda: tvm.mnasnet1_0(weights=None), [1, 3, 224, 224],
+     "torchvision.models.mnasnet1_0; Tan et al., MnasNet: Platform-Aware Neural Architecture Search for Mobile, 2019"),
+    ("lraspp_mobilenet_v3_large",
+     lambda: SegmentationOut(tvm.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)),
+     [1, 3, 224, 224],
+     "torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights_backbone=None), 'out' only; Howard et al., Searching for MobileNetV3 (LR-ASPP), 2019"),
+    ("r3d_18", lambda: tvm.video.r3d_18(weights=None), [1, 3, 16, 112, 112],
+     "torchvision.models.video.r3d_18; Tran et al., A Closer Look at Spatiotemporal Convolutions for Action Recognition, 2018"),
+    ("s3d", lambda: tvm.video.s3d(weights=None), [1, 3, 16, 224, 224],
+     "torchvision.models.video.s3d; Xie, Sun, Huang, Tu, Murphy, Rethinking Spatiotemporal Feature Learning (S3D), 2018"),
+    ("r2plus1d_18", lambda: tvm.video.r2plus1d_18(weights=None), [1, 3, 16, 112, 112],
+     "torchvision.models.video.r2plus1d_18; Tran et al., A Closer Look at Spatiotemporal Convolutions for Action Recognition, 2018"),
+]
+
+
+def export_zoo(out, names=None):
+    """Exports the held-out zoo (ZOO) to out/NAME.onnx: random seeded weights, opset 17, batch 1,
+    eval mode, weights stripped. Never used to train, tune or choose anything; they only judge."""
+    for i, (name, make, shape, source) in enumerate(ZOO):
+        if names and name not in names:
+            continue
+        torch.manual_seed(SEED + 100 + i)  # constructors that draw weights do so deterministically
+        model = randomize(make(), SEED + 100 + i)
+        path = os.path.join(out, name + ".onnx")
+        export(model, torch.randn(shape, generator=torch.Generator().manual_seed(SEED + 100 + i)), path, "input")
+        finish(path, doc="Held-out zoo: %s; input [%s]." % (source, ",".join(map(str, shape))))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
@@ -205,8 +275,15 @@ def main():
                     help="export the held-out test graphs (Swin-T, ViT-B/16, ResNet-50 with view) to DIR instead")
     ap.add_argument("--bert-large", metavar="FILE",
                     help="export only the BERT-large-size encoder (24x1024, 16 heads, FFN 4096) to FILE")
+    ap.add_argument("--zoo", metavar="DIR",
+                    help="export the held-out model zoo (15 torchvision models, see ZOO) to DIR/NAME.onnx instead")
+    ap.add_argument("--only", metavar="NAME", nargs="+", help="with --zoo: export only these names")
     args = ap.parse_args()
     torch.manual_seed(SEED)
+    if args.zoo:
+        os.makedirs(args.zoo, exist_ok=True)
+        export_zoo(args.zoo, args.only)
+        return
     if args.bert_large:
         large = randomize(BertEncoder(hidden=1024, layers=24, heads=16, ffn=4096), SEED + 7)
         ids = torch.randint(0, 30522, (1, 128), generator=torch.Generator().manual_seed(SEED))

@@ -1,4 +1,5 @@
 // `devplace compare MODEL`: every placer on one model and cluster, one row each.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -85,6 +86,7 @@ void add_compare_command(CLI::App& app) {
                              {"gap_to_lower_bound",
                               r.verdict.feasible ? nlohmann::json(r.verdict.latency / cmp.lower_bound - 1) : nullptr},
                              {"place_seconds", r.place_seconds},
+                             {"evaluations", r.evaluations},
                              {"note", r.verdict.feasible ? "" : r.verdict.reason}});
       std::printf("%s\n", j.dump(2).c_str());
       return;
@@ -92,34 +94,37 @@ void add_compare_command(CLI::App& app) {
     if (a->csv) {
       std::printf(
           "model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,"
-          "gap_to_lower_bound,place_seconds\n");
+          "gap_to_lower_bound,place_seconds,evaluations\n");
       for (const auto& r : cmp.rows)
-        std::printf("%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f\n", pb.graph().name().c_str(), pb.cluster().name.c_str(),
+        std::printf("%s,%s,%s,%s,%d,%.4f,%.4f,%.4f,%.4f,%lld\n", pb.graph().name().c_str(), pb.cluster().name.c_str(),
                     r.algorithm.c_str(), r.error.empty() ? ms(r.verdict.latency).c_str() : "error", r.verdict.feasible ? 1 : 0,
                     speedup(cmp.slowest_single, r.verdict.latency), speedup(cmp.best_single, r.verdict.latency),
-                    r.verdict.feasible ? r.verdict.latency / cmp.lower_bound - 1 : -1.0, r.place_seconds);
+                    r.verdict.feasible ? r.verdict.latency / cmp.lower_bound - 1 : -1.0, r.place_seconds,
+                    static_cast<long long>(r.evaluations));
       return;
     }
     std::printf("%s on %s (%d ops, %d devices), objective %s; lower bound %s ms\n\n", pb.graph().name().c_str(),
                 pb.cluster().name.c_str(), pb.num_ops(), pb.num_devices(), a->search.objective.c_str(),
                 ms(cmp.lower_bound).c_str());
-    std::printf("| %-16s | %12s | %12s | %12s | %8s | %10s | %-8s |\n", "algorithm", "latency (ms)", "vs slowest 1",
-                "vs best 1", "gap LB", "place (s)", "feasible");
-    std::printf("|%s|%s|%s|%s|%s|%s|%s|\n", std::string(18, '-').c_str(), std::string(14, '-').c_str(),
+    int w = 9;  // "algorithm"
+    for (const auto& r : cmp.rows) w = std::max(w, static_cast<int>(r.algorithm.size()));
+    std::printf("| %-*s | %12s | %12s | %12s | %8s | %10s | %11s | %-8s |\n", w, "algorithm", "latency (ms)",
+                "vs slowest 1", "vs best 1", "gap LB", "place (s)", "evaluations", "feasible");
+    std::printf("|%s|%s|%s|%s|%s|%s|%s|%s|\n", std::string(w + 2, '-').c_str(), std::string(14, '-').c_str(),
                 std::string(14, '-').c_str(), std::string(14, '-').c_str(), std::string(10, '-').c_str(),
-                std::string(12, '-').c_str(), std::string(10, '-').c_str());
+                std::string(12, '-').c_str(), std::string(13, '-').c_str(), std::string(10, '-').c_str());
     for (const auto& r : cmp.rows) {
       if (!r.error.empty()) {
-        std::printf("| %-16s | %12s | %12s | %12s | %8s | %10s | %-8s |  %s\n", r.algorithm.c_str(), "-", "-", "-", "-",
-                    "-", "error", r.error.c_str());
+        std::printf("| %-*s | %12s | %12s | %12s | %8s | %10s | %11s | %-8s |  %s\n", w, r.algorithm.c_str(), "-", "-",
+                    "-", "-", "-", "-", "error", r.error.c_str());
         continue;
       }
       char gap[32] = "-";
       if (r.verdict.feasible) std::snprintf(gap, sizeof gap, "%.1f%%", 100 * (r.verdict.latency / cmp.lower_bound - 1));
-      std::printf("| %-16s | %12s | %12s | %12s | %8s | %10.3f | %-8s |\n", r.algorithm.c_str(),
+      std::printf("| %-*s | %12s | %12s | %12s | %8s | %10.3f | %11lld | %-8s |\n", w, r.algorithm.c_str(),
                   ms(r.verdict.latency).c_str(), ratio_cell(speedup(cmp.slowest_single, r.verdict.latency)).c_str(),
                   ratio_cell(speedup(cmp.best_single, r.verdict.latency)).c_str(), gap, r.place_seconds,
-                  r.verdict.feasible ? "yes" : "NO");
+                  static_cast<long long>(r.evaluations), r.verdict.feasible ? "yes" : "NO");
     }
     for (const auto& r : cmp.rows)
       if (r.error.empty() && !r.verdict.feasible)

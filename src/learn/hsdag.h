@@ -51,6 +51,10 @@ struct HsdagConfig {
                            .lr_end_share = 0.1,
                            .settled_entropy = 1e-3,
                            .patience = 20};
+  // Beyond the paper: a batch's steps are undone when the policy, as the stepped network
+  // regroups the graph, moved more than this mean KL per coarse node from the one sampled
+  // (the clip sees only the batch's grouping); 0 = off (the paper).
+  double reparse_kl = 0.1;
   std::string reward = "speedup";  // speedup (reference latency / latency) or inverse (1 ms / latency)
   double overflow_penalty = 1.0;   // infeasible: reward -this * (1 + Evaluation::violation)
   // Under the Tarnawski objective, sample only feasible placements: coarse nodes decide in

@@ -27,6 +27,7 @@ HsdagConfig hsdag_preset(const std::string& name) {
     c.coarsen = CoarsenOptions{};
     c.features = FeatureOptions{};
     c.refine_evals = 0;
+    c.reparse_kl = 0;
     return c;
   }
   throw Error("", "", "unknown HSDAG preset '" + name + "' (known: default, paper)");
@@ -115,6 +116,8 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     c.feasibility_mask = flag();
   else if (key == "start")
     c.start_share = num();
+  else if (key == "reparse_kl")
+    c.reparse_kl = num();
   else if (key == "tarnawski_chains")
     c.chains_under_contiguity = flag();
   else
@@ -123,7 +126,7 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
                     "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
                     "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, "
                     "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, "
-                    "tarnawski_chains)");
+                    "tarnawski_chains, reparse_kl)");
 }
 
 }  // namespace devplace

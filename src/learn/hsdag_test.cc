@@ -122,6 +122,27 @@ TEST(Hsdag, RegistryMakesLearnedPlacersAndTakesThePolicyAsAnOption) {
   }
 }
 
+// The guard against regrouping (HsdagConfig::reparse_kl) undoes a batch's steps when the
+// policy, as the stepped network regroups the graph, moved too far: with a limit nothing passes,
+// the policy never moves and its own placement stays the untrained one; without the guard the
+// same run moves it.
+TEST(Hsdag, RegroupingGuardUndoesStepsThatMoveThePolicyTooFar) {
+  Model m = load_model("inception_v3");
+  Problem pb(m.graph, load_cluster("paper"));
+  SimulatedReward r0(pb), r1(pb), r2(pb);
+  const TrainResult untrained = train_hsdag(pb, r0, quick(0));
+  HsdagConfig frozen = quick(15);
+  frozen.reparse_kl = 1e-12;
+  const TrainResult held = train_hsdag(pb, r1, frozen);
+  EXPECT_EQ(held.greedy, untrained.greedy);
+  for (const EpisodeLog& e : held.log) EXPECT_EQ(e.groups, held.log.front().groups);
+  HsdagConfig off = quick(15);
+  off.reparse_kl = 0;
+  EXPECT_NE(train_hsdag(pb, r2, off).greedy, untrained.greedy);
+  EXPECT_EQ(hsdag_preset("paper").reparse_kl, 0);  // the released configuration has no guard
+  EXPECT_GT(HsdagConfig{}.reparse_kl, 0);
+}
+
 TEST(Hsdag, SameSeedSamePlacement) {
   Model m = load_model("resnet50");
   Problem pb(m.graph, load_cluster("paper"));

@@ -327,6 +327,24 @@ void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const Ne
   });
 }
 
+// Every coarse node's device log-probabilities under `out` ([nodes, devices]): comparable
+// across groupings, where the decision units are not.
+torch::Tensor node_log_probs(const NetOutput& out) {
+  const auto rows = torch::tensor(std::vector<int64_t>(out.unit_of_node.begin(), out.unit_of_node.end()), torch::kLong);
+  return torch::log_softmax(out.logits.index_select(0, rows), 1);
+}
+
+// The clipped steps keep the grouping the batch was sampled in, but the next batch is drawn
+// under the grouping the stepped network makes, so a regrouping moves the policy by an amount
+// the clip never saw (docs/hsdag.md, "Regrouping outside the trust region"). Returns the mean
+// KL per coarse node from `before` to the policy as the network now groups the graph.
+double reparsed_kl(HsdagNet& net, const Task& task, const torch::Tensor& before) {
+  torch::NoGradGuard no_grad;
+  net->eval();
+  const torch::Tensor after = node_log_probs(net->forward(task.prep.x, task.prep.graph));
+  return (before.exp() * (before - after)).sum(1).mean().item<double>();
+}
+
 // One policy-gradient step on one graph: sample cfg.samples placements from the policy (eval
 // mode: the same policy the greedy answer reads), evaluate them, keep the best feasible one,
 // and take up to cfg.pg.update_epochs clipped steps on the batch with the grouping it was
@@ -363,6 +381,15 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
     }
   };
   double kl = 0, entropy = 0;
+  // What the guard against regrouping (HsdagConfig::reparse_kl) restores when a step moved the
+  // re-parsed policy too far.
+  std::vector<torch::Tensor> snapshot;
+  torch::Tensor before_nodes;
+  if (cfg.reparse_kl > 0) {
+    torch::NoGradGuard no_grad;
+    for (const auto& w : net->parameters()) snapshot.push_back(w.detach().clone());
+    before_nodes = node_log_probs(out);
+  }
   if (task.mask) {
     masked_episode(net, opt, task, out, unif, rng, cfg, entropy_weight, score, rewards, kl, entropy);
   } else {
@@ -392,6 +419,12 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
     clipped_updates(net, opt, task, out, cfg, kl, entropy, [&](const NetOutput& now, double& k, double& h) {
       return ppo_loss(torch::log_softmax(now.logits, 1), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, k, h);
     });
+  }
+
+  if (cfg.reparse_kl > 0 && reparsed_kl(net, task, before_nodes) > cfg.reparse_kl) {
+    torch::NoGradGuard no_grad;
+    auto params = net->parameters();
+    for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(snapshot[i]);
   }
 
   EpisodeLog e;

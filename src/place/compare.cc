@@ -31,8 +31,10 @@ ComparisonRow run_placer(const Problem& problem, const std::string& name, const 
   try {
     auto placer = make();
     auto t0 = std::chrono::steady_clock::now();
+    const std::int64_t evaluated = problem.evaluations().get();
     row.placement = placer->place(problem, options);
     row.place_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    row.evaluations = problem.evaluations().get() - evaluated;
     row.verdict = judge(problem, row.placement, options.objective);
   } catch (const std::exception& e) {
     row.error = e.what();

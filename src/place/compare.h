@@ -2,6 +2,7 @@
 // `devplace compare` and of the benchmark report.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,6 +16,9 @@ struct ComparisonRow {
   Placement placement;
   Verdict verdict;
   double place_seconds = 0;  // wall time of the placer
+  // Placements the placer evaluated in full (Problem::evaluations() during place()); the
+  // verdict's own evaluation is not counted.
+  std::int64_t evaluations = 0;
   std::string error;         // set when the placer refused (e.g. exact on a large graph)
 };
 

@@ -2,6 +2,7 @@
 
 #include "cost/cluster.h"
 #include "io/model.h"
+#include "place/compare.h"
 #include "place/placer.h"
 #include "util/error.h"
 
@@ -45,6 +46,26 @@ TEST(PlacerRegistry, MakesClassicalSingleDeviceAndAddedPlacersAndNamesTheKnownOn
   o.fine_tune_episodes = 7;
   EXPECT_EQ(r.make(pb, "fixed", o)->place(pb, o), Placement(pb.num_ops(), 0));
   EXPECT_EQ(seen_episodes, 7);
+}
+
+// compare's rows say what each placer cost: every full evaluation of a placement is counted,
+// the row's own verdict is not.
+TEST(Compare, CountsThePlacersEvaluations) {
+  Model m = load_model("resnet50");
+  Problem pb(m.graph, load_cluster("paper"));
+  PlaceOptions o;
+  o.eval_budget = 100;
+  const Comparison c = compare_placers(pb, {"gpu-only", "heft", "local-search", "random-best"}, o);
+  ASSERT_EQ(c.rows.size(), 4u);
+  EXPECT_EQ(c.rows[0].evaluations, 0);  // a single device is placed without evaluating anything
+  EXPECT_EQ(c.rows[1].evaluations, 0);  // HEFT's list schedule is not a full evaluation
+  // Local search: its budget, plus the starts it compares (single devices, HEFT, ...) first.
+  EXPECT_GE(c.rows[2].evaluations, 100);
+  EXPECT_LE(c.rows[2].evaluations, 100 + 20);
+  EXPECT_EQ(c.rows[3].evaluations, 100);  // the best of 100 random placements
+  const std::int64_t before = pb.evaluations().get();
+  (void)judge(pb, Placement(pb.num_ops(), 0), Objective::simulator);
+  EXPECT_EQ(pb.evaluations().get(), before + 1);
 }
 
 }  // namespace
