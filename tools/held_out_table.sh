@@ -5,7 +5,7 @@
 # Usage: tools/held_out_table.sh OUT_DIR [CLUSTER]   (env: SEEDS="1 2 3", MODELS="a b", JOBS=2,
 #   DEVPLACE_BIN, POLICY=FILE for the learned rows). Each (model, seed, budget) call writes one CSV
 # under OUT_DIR/runs and is skipped when present, so deleting the hsdag files reruns only hsdag.
-# Then prints the Markdown table (tools/held_out_table.py). About 25 minutes on 2 cores.
+# Then prints the Markdown table (tools/held_out_table.py). About 40 minutes on 2 cores.
 set -euo pipefail
 O=$1 C=${2:-paper}
 B=${DEVPLACE_BIN:-./build/devplace}

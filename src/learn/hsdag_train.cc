@@ -255,9 +255,14 @@ void clipped_updates(HsdagNet& net, torch::optim::Adam& opt, const Task& task, c
 struct NodeRows {
   torch::Tensor rows, probs;
 };
+// The decision unit of every coarse node, as an index tensor into `out.logits`.
+torch::Tensor unit_rows(const NetOutput& out) {
+  return torch::tensor(std::vector<int64_t>(out.unit_of_node.begin(), out.unit_of_node.end()), torch::kLong);
+}
+
 NodeRows node_rows(const NetOutput& out) {
   NodeRows n;
-  n.rows = torch::tensor(std::vector<int64_t>(out.unit_of_node.begin(), out.unit_of_node.end()), torch::kLong);
+  n.rows = unit_rows(out);
   n.probs = torch::softmax(out.logits.index_select(0, n.rows), 1).contiguous();
   return n;
 }
@@ -330,8 +335,7 @@ void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const Ne
 // Every coarse node's device log-probabilities under `out` ([nodes, devices]): comparable
 // across groupings, where the decision units are not.
 torch::Tensor node_log_probs(const NetOutput& out) {
-  const auto rows = torch::tensor(std::vector<int64_t>(out.unit_of_node.begin(), out.unit_of_node.end()), torch::kLong);
-  return torch::log_softmax(out.logits.index_select(0, rows), 1);
+  return torch::log_softmax(out.logits.index_select(0, unit_rows(out)), 1);
 }
 
 // The clipped steps keep the grouping the batch was sampled in, but the next batch is drawn
