@@ -1,5 +1,3 @@
-// devplace quick start (README.md, "From C++"): load a bundled model onto the paper's CPU + GPU
-// cluster, place it with three placers and print each placement's simulated latency.
 #include <devplace/devplace.h>
 
 #include <cstdio>

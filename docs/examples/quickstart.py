@@ -1,5 +1,3 @@
-# devplace quick start (README.md, "From Python"): place an nn.Module and a bundled model,
-# print a comparison, write the placement and a trace for chrome://tracing or Perfetto.
 import torch
 import devplace
 
