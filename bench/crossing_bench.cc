@@ -1,4 +1,4 @@
-// The cost of one crossing as the executor makes it (docs/execution.md, "Crossings on a GPU"):
+// The cost of one crossing as the executor makes it (docs/design/execution.md, "Crossings on a GPU"):
 // a model of two Relus over one float tensor of 4 KiB to 16 MiB, the first on the CPU worker and
 // the second on the other worker, against both on one worker. The other worker is cuda:0 where
 // LibTorch has CUDA and sees a GPU, else cpu:1. Each benchmark's time is one run of the placed

@@ -3,7 +3,7 @@
 // (policies/learned.pt, policies/learned-moves.pt): the list policy's decoding, then the move
 // search, which reads every move of each incumbent with four scorers. Issue 14 asks for under
 // 1 s; the BERT-large-size export on `nvlink4` (about 9,200 moves per read) is the largest
-// graph of docs/learned.md's zero-shot table. One iteration = one placement, setup included
+// graph of docs/design/learned.md's zero-shot table. One iteration = one placement, setup included
 // (policy files loaded, features built).
 #include <benchmark/benchmark.h>
 

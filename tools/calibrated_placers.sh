@@ -1,5 +1,5 @@
 #!/bin/bash
-# What the placers choose once the simulator predicts real runs (docs/cost-model.md, "Execution
+# What the placers choose once the simulator predicts real runs (docs/results/2026-12-04-real-execution.md, "Execution
 # model"): for the shared H200 machine (../shared/data/h200-2026-12-04) and this machine's local2
 # series (tests/data/execution), fit the execution model to each run's single devices and random
 # placements (`devplace calibrate`, the placers' own rows held out), then run the placers on the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Every placer family on the ten OpenVINO IR graphs of ../shared/data/openvino, paper cluster
-# (docs/openvino-import.md, "Placing them"). Run from the repository root after ./devplace.sh build.
+# (docs/design/openvino-import.md, "Placing them"). Run from the repository root after ./devplace.sh build.
 cd "$(dirname "$0")/.."
 S=../shared/data/openvino
 B=build/devplace

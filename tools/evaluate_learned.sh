@@ -1,5 +1,5 @@
 #!/bin/bash
-# The figures of docs/learned.md. Three fold policies per pretraining seed (SEEDS, default
+# The figures of docs/results/2026-12-04-learned-placer.md. Three fold policies per pretraining seed (SEEDS, default
 # "1 2 3"), each trained by tools/pretrain_learned.sh with one fold of the real graphs left out
 # (a graph is only ever placed by a policy that never saw it, nor its variants: the IR twins of
 # the bundled CNNs sit in the same fold, as do the BERT-like encoders and the BERT-large-size

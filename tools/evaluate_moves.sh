@@ -1,5 +1,5 @@
 #!/bin/bash
-# The zero-shot figures of the learned move policy (docs/learned.md, "Learned moves"): every
+# The zero-shot figures of the learned move policy (docs/results/2026-12-04-learned-placer.md, "Zero-shot with the learned move policy"): every
 # graph and cluster of the zero-shot table at 64 reward evaluations, placed by the fold policies
 # of tools/evaluate_learned.sh (POLICIES=DIR holding fold<F>-s<S>.pt for SEEDS, default "1")
 # with the move policy MOVES (default policies/learned-moves.pt), or with MOVES=fold the fold

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The measured series the execution model is fitted to and judged on (docs/cost-model.md,
+# The measured series the execution model is fitted to and judged on (docs/design/cost-model.md,
 # "Execution model"): profile MODEL on CLUSTER, place it with the classical placers on the
 # profiled costs, make 8 random placements, and run them all beside each device alone in one
 # interleaved `run --json`. Run from the repository root after ./devplace.sh build.

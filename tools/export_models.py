@@ -16,7 +16,7 @@ With --held-out DIR it writes the held-out test graphs instead (tests/data/expor
 ViT-B/16 and a ResNet-50 that flattens with x.view(x.size(0), -1); see export_held_out).
 With --bert-large FILE it writes a BERT-large-size encoder (24 layers, hidden 1024, 16 heads, FFN
 4096; 1.3 GB of FP32 weights, so no single 0.5 GiB GPU of clusters/nvlink4.toml holds it), the
-memory-limited problem of docs/learned.md.
+memory-limited problem of docs/design/learned.md.
 With --zoo DIR it writes the held-out model zoo instead (tests/data/zoo/NAME.onnx, see ZOO and
 tests/data/zoo/SOURCES.md): 15 torchvision ImageNet, segmentation and video models, most from
 families devplace's training corpus lacks (SOURCES.md says which are only related). They only

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The checks of docs/execution.md and docs/cost-model.md that need a CPU + GPU machine, in one
+# The checks of docs/design/execution.md and docs/design/cost-model.md that need a CPU + GPU machine, in one
 # script for a lent one (../shared/gpu/README.md builds devplace there first, into /tmp/build, and
 # writes the cluster file h200.toml). Not run yet: no GPU was at hand when it was written.
 #   DEVPLACE_BIN=/tmp/build/devplace BUILD=/tmp/build CLUSTER=/path/h200.toml OUT=$OUT \

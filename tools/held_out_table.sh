@@ -1,5 +1,5 @@
 #!/bin/bash
-# The held-out table (docs/held-out.md): every model of tests/data/zoo (never used to train, tune
+# The held-out table (docs/results/2026-12-04-held-out.md): every model of tests/data/zoo (never used to train, tune
 # or choose anything) x {HEFT, local search at 64 / 2,000 / 20,000 evaluations, hsdag, learned,
 # learned-discrepancy-moves at 64}, seeds 1-3, on one cluster; evaluations as `compare` counts them.
 # Usage: tools/held_out_table.sh OUT_DIR [CLUSTER]   (env: SEEDS="1 2 3", MODELS="a b", JOBS=2,

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The fault series of docs/distributed.md: measured-reward HSDAG training on ResNet-50 with two
+# The fault series of docs/design/distributed.md: measured-reward HSDAG training on ResNet-50 with two
 # replicas, one killed (SIGKILL) mid-training: its placement is measured again on the other and
 # training finishes. Then one replica, killed: training stops with a checkpoint, and --resume
 # with a fresh replica finishes the run. Run from the repository root after ./devplace.sh build.

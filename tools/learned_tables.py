@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Markdown tables of docs/learned.md from the CSVs of tools/evaluate_learned.sh.
+"""Markdown tables of docs/results/2026-12-04-learned-placer.md from the CSVs of tools/evaluate_learned.sh.
 
     tools/learned_tables.py [DIR]   (default /tmp/devplace-learned; prints to stdout)
 

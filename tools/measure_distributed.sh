@@ -1,5 +1,5 @@
 #!/bin/bash
-# The multi-process series of docs/distributed.md on 127.0.0.1: clusters/local2.toml with cpu0 in
+# The multi-process series of docs/design/distributed.md on 127.0.0.1: clusters/local2.toml with cpu0 in
 # rank 0 and cpu1 in a `devplace worker` (rank 1). Per bundled model: `profile --world-size 2`
 # (op costs, the link between the processes, the calibrated simulator's error on 5 random
 # placements run across the processes), then HEFT and local search placed on that table and run

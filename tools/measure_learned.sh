@@ -1,5 +1,5 @@
 #!/bin/bash
-# The measured-reward comparison of docs/learned.md, on clusters/local2.toml (two single-thread
+# The measured-reward comparison of docs/results/2026-12-04-learned-placer.md, on clusters/local2.toml (two single-thread
 # CPU workers of this machine): per model, HSDAG from scratch at the paper's budget (483 measured
 # placements) against devplace's learned placer fine-tuned from a fold policy that never saw the
 # model, with 63 measured placements; both end with train's confirmation (the 5 best measured

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The real-execution series of docs/execution.md, on clusters/local2.toml (two single-thread CPU
+# The real-execution series of docs/results/2026-12-04-real-execution.md, on clusters/local2.toml (two single-thread CPU
 # workers of this machine). Run from the repository root after ./devplace.sh build; prints a log
 # (keep it: every figure in the docs comes from it). Takes about 5 minutes on 2 cores.
 # Usage: tools/measure_local2.sh [OUT_DIR]   (default /tmp/devplace-measure)

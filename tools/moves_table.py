@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Prints the learned-moves zero-shot table of docs/learned.md from tools/evaluate_moves.sh's CSV.
+"""Prints the learned-moves zero-shot table of docs/results/2026-12-04-learned-placer.md from tools/evaluate_moves.sh's CSV.
 
 usage: tools/moves_table.py MOVES.csv [LEARNED.md]
 
 Best known per graph and cluster = the lower of the zero-shot table's "best known" column in
-docs/learned.md (local search at 200,000 evaluations and every row that table found; its rows
+docs/results/2026-12-04-learned-placer.md (local search at 200,000 evaluations and every row that table found; its rows
 come in the order tools/evaluate_moves.sh places them) and any latency in MOVES.csv. Learned
 rows: median [min-max] over the pretraining seeds present.
 """
@@ -39,7 +39,7 @@ def main(argv):
         return 2
     with open(argv[1]) as f:
         moves = list(csv.DictReader(f))
-    documented = documented_best_known(argv[2] if len(argv) > 2 else "docs/learned.md")
+    documented = documented_best_known(argv[2] if len(argv) > 2 else "docs/results/2026-12-04-learned-placer.md")
     table, order = {}, []
     for r in moves:
         key = (r["graph"], r["cluster"])

@@ -1,6 +1,6 @@
 #!/bin/bash
 # HETERO's manual-affinity rules on the ten OpenVINO IR graphs of ../shared/data/openvino
-# (docs/placement-export.md): place each on `paper` with local search, write the affinity map
+# (docs/guide/placement-export.md): place each on `paper` with local search, write the affinity map
 # (--export-affinity adjusts the placement to the rules and says how many ops the placer's own
 # map broke), then check the written map (devplace check-affinity). Extra arguments go to
 # `place` (e.g. --no-fusion). Run from the repository root after ./devplace.sh build.

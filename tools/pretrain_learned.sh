@@ -1,5 +1,5 @@
 #!/bin/bash
-# Trains devplace's own learned placer (docs/learned.md) on the synthetic corpus plus real
+# Trains devplace's own learned placer (docs/design/learned.md) on the synthetic corpus plus real
 # graphs: the ten OpenVINO IR graphs of ../shared/data/openvino and the three bundled models,
 # each on perturbed clusters around the presets. LEAVE_OUT=name[,name] drops graphs (for the
 # zero-shot evaluation: a graph is placed by a policy that never saw it). Extra arguments go to

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Simulated projection of a placed model on 1-64 hosts (docs/distributed.md).
+"""Simulated projection of a placed model on 1-64 hosts (docs/design/distributed.md).
 
     tools/project_hosts.py COSTS.json MODEL [HOSTS]   (HOSTS default 1,2,4,8,16,32,64)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Random cost graphs in the JSON form of Tarnawski et al.'s latency inputs (docs/tarnawski.md),
+"""Random cost graphs in the JSON form of Tarnawski et al.'s latency inputs (docs/design/tarnawski.md),
 to choose settings of the learned placer's Tarnawski decoding on graphs other than the eight it
 is reported on (tools/tarnawski_validation.sh).
 

@@ -3,7 +3,7 @@
 # graphs in their form (tools/tarnawski_random_graphs.py, seeds 1-12, never in any corpus nor in
 # the docs' tables), learned-discrepancy at 64 and 2,000 evaluations against tarnawski-dp. Prints
 # one line per graph and the geometric mean of the ratio to the DP. Choose decoding settings here,
-# then report them on the eight graphs of docs/learned.md. Extra arguments go to `devplace
+# then report them on the eight graphs of docs/results/2026-12-04-learned-placer.md. Extra arguments go to `devplace
 # compare` (e.g. --policy FILE); DEVPLACE=path runs another binary; BUDGETS="250 500 1000" other
 # budgets; ALGO=NAME another placer (e.g. learned-discrepancy-segments, segment-search);
 # SEEDS="13 36" the generator's seeds 13-36 instead (the second validation set). Run from the

@@ -82,10 +82,10 @@ struct EpisodeProgress {
 struct TrainOptions {
   // "hsdag" (the paper's method); "learned": fine-tune devplace's pretrained learned placer
   // (the shipped policy, or `policy`) with episodes updates of samples placements each; or one
-  // of HSDAG's learned peers "rnn", "hierarchical", "placeto" (docs/peers.md; their defaults).
+  // of HSDAG's learned peers "rnn", "hierarchical", "placeto" (docs/design/peers.md; their defaults).
   std::string algorithm = "hsdag";
   std::string policy;              // learned: the policy to fine-tune (empty: the shipped one); placeto: start from it
-  std::string preset = "default";  // hsdag: "default" (ours, docs/hsdag.md) or "paper"
+  std::string preset = "default";  // hsdag: "default" (ours, docs/design/hsdag.md) or "paper"
   int episodes = 0;                // 0: the preset's
   int samples = 0;                 // placements sampled per episode; 0: the preset's
   std::uint64_t seed = 1;

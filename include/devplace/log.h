@@ -19,7 +19,7 @@ struct Sink {
   // done == total with status "done" ends it.
   std::function<void(const std::string& label, std::size_t done, std::size_t total, const std::string& status)>
       progress;
-  // Status lines of long reports ("wrote docs/results.md"); the default prints them to stderr
+  // Status lines of long reports ("wrote docs/results/benchmark.md"); the default prints them to stderr
   // unless quiet.
   std::function<void(const std::string& message)> info;
 };

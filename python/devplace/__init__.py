@@ -64,7 +64,7 @@ __all__ = [
 def cluster_file(cluster: Dict[str, Any]) -> str:
     """Writes a cluster given as a dict (the JSON cluster format: ``name``, ``devices`` with
     ``name``, ``kind``, ``peak_tflops``, ``mem_bandwidth_gbs``, ``memory_gib`` ..., and ``links``
-    or ``default_link``; docs/cost-model.md) to a temporary file, removed at exit, and returns
+    or ``default_link``; docs/design/cost-model.md) to a temporary file, removed at exit, and returns
     its path. :func:`load` calls it for a dict."""
     fd, path = tempfile.mkstemp(prefix="devplace_cluster_", suffix=".json")
     with os.fdopen(fd, "w") as f:

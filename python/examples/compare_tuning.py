@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Fine-tuning the learned placer by policy gradient, for the comparison with expert iteration in
-docs/learned.md: each fold policy (pretraining seeds 1-3) on Inception-V3 and BERT-base (`paper`)
+docs/design/learned.md: each fold policy (pretraining seeds 1-3) on Inception-V3 and BERT-base (`paper`)
 at 500 and 2,000 reward evaluations, tuning seeds 1-5, 16 placements per update (as learned-tuned
 was before expert iteration); prints the policy's own placement's latency, as CSV.
 

@@ -10,7 +10,7 @@
 namespace devplace {
 
 struct EqualBudgetOptions {
-  std::string out = "docs";
+  std::string out = "docs/results";
   std::vector<std::string> models = {"resnet50", "inception_v3", "bert_base"};
   std::vector<std::int64_t> budgets = {500, 2000, 32000};
   std::vector<std::uint64_t> seeds = {1, 2, 3, 4, 5};

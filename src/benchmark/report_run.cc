@@ -1,8 +1,8 @@
-// `devplace bench [--quick] [--out docs]`: the benchmark report. Runs every placer on every
+// `devplace bench [--quick] [--out docs/results]`: the benchmark report. Runs every placer on every
 // bundled model and cluster preset (the paper's main table), the HSDAG feature ablation, the
 // cost graphs of Tarnawski et al. under their latency model, a Gantt chart of the best
 // placement of each model, and a scale test on synthetic layered DAGs; writes
-// <out>/results.md, <out>/results.csv and SVG charts under <out>/img/.
+// <out>/benchmark.md, <out>/benchmark.csv and SVG charts under <out>/img/.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -228,7 +228,7 @@ void paper_figures_section(Report& rep, const ResultGrid& grid) {
       "shared/paper-notes.md). Our sources do not say whether a figure is a latency reduction "
       "(1 - T/T_cpu) or a speed-up minus one (T_cpu/T - 1), so both readings of ours are shown. Ours are "
       "simulated on the `paper` preset, whose devices are calibrated to published figures for that "
-      "hardware (docs/cost-model.md), not measured on it.\n\n";
+      "hardware (docs/design/cost-model.md), not measured on it.\n\n";
   MarkdownTable t;
   t.header = {"model",
               "paper: HSDAG over CPU-only",
@@ -253,7 +253,7 @@ void paper_figures_section(Report& rep, const ResultGrid& grid) {
   rep.md +=
       "Read as latency reductions, ours are close to the paper's on BERT-base and ResNet-50 and far larger on "
       "Inception-V3. Most of our gain is the GPU's alone (GPU-only column): the preset's GPU is 2.0-2.5x faster "
-      "than its CPU on these models, as published device benchmarks say (docs/cost-model.md). The paper's 17.9% "
+      "than its CPU on these models, as published device benchmarks say (docs/design/cost-model.md). The paper's 17.9% "
       "on Inception-V3, with HSDAG beating GPU-only there, means its GPU ran that model at most 1.18-1.22x "
       "faster than its CPU; from here we cannot tell why (driver, precision, the GPU plugin). What a placement "
       "adds beyond the best single device is the last column.\n\n";
@@ -347,11 +347,11 @@ void tarnawski_table(Report& rep, const Budgets& b, std::uint64_t seed) {
   std::snprintf(buf, sizeof buf,
                 "Graphs and costs from msr-fiddle/dnn-partitioning (`latency-inputs/`), imported with times read as "
                 "ms; latency = their model (`--objective tarnawski`: contiguous accelerator sets, serial "
-                "accelerators, CPU with unlimited parallelism; docs/tarnawski.md). `tarnawski-greedy` is our "
+                "accelerators, CPU with unlimited parallelism; docs/design/tarnawski.md). `tarnawski-greedy` is our "
                 "reconstruction of their greedy baseline, `tarnawski-dp` ours. local-search: simulated annealing "
                 "under their model, %lld evaluations; hsdag: %d episodes under their model. `exact` refuses graphs "
                 "over 24 ops, so it has no column (every graph here is larger).\n\n"
-                "**Their published figures are not given here**: docs/tarnawski.md records that the paper's Table 4 "
+                "**Their published figures are not given here**: docs/design/tarnawski.md records that the paper's Table 4 "
                 "(latency, ms) could not be retrieved in this environment, so no column compares with them.\n\n",
                 static_cast<long long>(b.tarnawski_ls_evals), b.tarnawski_hsdag_episodes);
   rep.md += buf;
@@ -606,10 +606,10 @@ void run_bench_report(BenchReportOptions o) {
     head += buf;
     if (!done)
       head += "**Partial: the run has not finished (or did not finish); the sections below are complete.**\n\n";
-    write_file_atomic(o.out + "/results.md", head + rep.md);
-    write_file_atomic(o.out + "/results.csv", rep.csv);
+    write_file_atomic(o.out + "/benchmark.md", head + rep.md);
+    write_file_atomic(o.out + "/benchmark.csv", rep.csv);
     if (done)
-      log::infof("wrote %s/results.md, %s/results.csv and %s/img/*.svg in %.1f s", o.out.c_str(), o.out.c_str(),
+      log::infof("wrote %s/benchmark.md, %s/benchmark.csv and %s/img/*.svg in %.1f s", o.out.c_str(), o.out.c_str(),
                  o.out.c_str(), wall);
   };
   if (!o.scale_only) {

@@ -14,7 +14,7 @@ void add_bench_command(CLI::App& app) {
     bool quick = false, scale_only = false, equal_budget = false, fusion = true;
     std::vector<std::int64_t> budgets;
     std::vector<std::uint64_t> seeds;
-    std::string out = "docs";
+    std::string out = "docs/results";
     std::vector<std::string> models, presets;
     std::uint64_t seed = 1;
   };
@@ -22,7 +22,7 @@ void add_bench_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "bench",
       "Benchmark report: every placer on every bundled model and cluster, the HSDAG ablation, the Tarnawski "
-      "cost graphs, Gantt charts and a scale test; writes OUT/results.md, OUT/results.csv and OUT/img/*.svg");
+      "cost graphs, Gantt charts and a scale test; writes OUT/benchmark.md, OUT/benchmark.csv and OUT/img/*.svg");
   cmd->add_flag("--quick", a->quick, "Small budgets (a smoke test: under 5 minutes on 2 cores)");
   cmd->add_flag("--scale", a->scale_only, "Only the scale test on synthetic DAGs");
   cmd->add_flag("--equal-budget", a->equal_budget,
@@ -34,7 +34,7 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--models", a->models, "Bundled models (default: resnet50,inception_v3,bert_base)")->delimiter(',');
   cmd->add_option("--presets", a->presets, "Cluster presets (default: paper,server,nvlink4)")->delimiter(',');
   cmd->add_option("--seed", a->seed, "Seed of every placer and of the synthetic graphs (default 1)");
-  cmd->add_flag("--no-fusion{false}", a->fusion, "Cost every op as its own kernel (docs/cost-model.md)");
+  cmd->add_flag("--no-fusion{false}", a->fusion, "Cost every op as its own kernel (docs/design/cost-model.md)");
   cmd->callback([a] {
     if (a->equal_budget) {
       EqualBudgetOptions o;

@@ -68,7 +68,7 @@ void add_costs_command(CLI::App& app) {
   cmd->add_option("models", a->models, "Models (default: the three bundled ones)");
   cmd->add_option("--cluster,-c", a->clusters, "Clusters (default: the model's own devices, else every preset)");
   cmd->add_option("--input", a->inputs, "Bind a dynamic input shape (repeatable)");
-  cmd->add_flag("--no-fusion{false}", a->fusion, "Cost every op as its own kernel (docs/cost-model.md)");
+  cmd->add_flag("--no-fusion{false}", a->fusion, "Cost every op as its own kernel (docs/design/cost-model.md)");
   cmd->callback([a] {
     std::printf("%-14s %-22s %-8s %13s\n", "model", "cluster", "device", "single-device");
     for (const auto& m : a->models) {

@@ -1,6 +1,6 @@
 // `devplace place MODEL --algo NAME`: run one placer, print its verdict, write the placement
 // (and optionally a trace, an annotated ONNX copy, an OpenVINO affinity map, a PyTorch device
-// map). docs/placement-export.md says how to apply each.
+// map). docs/guide/placement-export.md says how to apply each.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -56,7 +56,7 @@ void add_place_command(CLI::App& app) {
         return s +
                "hsdag (the policy's own placement; --budget N sets its episodes), hsdag-sampled (the best it sampled), "
                "hsdag+polish, hsdag-paper, rnn, hierarchical, placeto, learned (devplace's own, pretrained; "
-               "docs/learned.md), learned-sampled, learned-discrepancy, learned-tuned, learned-tuned-sampled, "
+               "docs/design/learned.md), learned-sampled, learned-discrepancy, learned-tuned, learned-tuned-sampled, "
                "learned-tuned-discrepancy, learned-moves, learned-discrepancy-moves (with the learned move policy), "
                "<device>-only (default local-search)";
       }());
@@ -150,7 +150,7 @@ void add_place_command(CLI::App& app) {
                                    : "constants, Parameters and Results now follow their readers; no op with a kernel "
                                      "moved, latency unchanged\n");
       } else {
-        std::printf("%zu ops moved to follow HETERO's rules (docs/placement-export.md); latency %s ms -> %s ms\n",
+        std::printf("%zu ops moved to follow HETERO's rules (docs/guide/placement-export.md); latency %s ms -> %s ms\n",
                     adj.changes.size(), ms(v.latency).c_str(), simulated(adj.placement).c_str());
         for (std::size_t k = 0; k < adj.changes.size() && k < 10; ++k)
           std::printf("  %s: %s -> %s (%s)\n", adj.changes[k].op.c_str(), c.devices[adj.changes[k].from].name.c_str(),

@@ -1,6 +1,6 @@
 // `devplace pretrain`: trains devplace's own learned placer (learn/list_policy.h) on the
 // synthetic training corpus (learn/training_corpus.h) and writes the policy that
-// `place --algo learned` uses (policies/learned.pt by default). docs/learned.md has the
+// `place --algo learned` uses (policies/learned.pt by default). docs/design/learned.md has the
 // command that made the shipped policy and how long it takes.
 #include <chrono>
 #include <cmath>
@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "cli/command_list.h"
+#include "cost/cost_table.h"
 #include "learn/list_policy.h"
 #include "learn/move_policy.h"
 #include "learn/reward.h"
@@ -190,7 +191,8 @@ void add_pretrain_command(CLI::App& app) {
     long long imitate_budget = 0;
     int graphs = 64, imitation = 400, iterations = 1500, expert = 0, expert_budget = 32, expert_steps = 1, samples = 16,
         hidden = 64, context = 0;
-    double lr = 1e-3, slow_links = 0, cost_tables = 0;
+    double lr = 1e-3, slow_links = 0, cost_tables = 0, execution_share = -1;  // -1: 0.5 with --execution
+    std::vector<std::string> executions;
     std::uint64_t seed = 1;
   };
   auto a = std::make_shared<Args>();
@@ -241,6 +243,14 @@ void add_pretrain_command(CLI::App& app) {
                   "Share of synthetic graphs recast as cost graphs in the form of Tarnawski et al.'s (a host and 2-12 "
                   "accelerators 3-30x faster, transfers 0.1-10x a median op) (default 0)")
       ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--execution", a->executions,
+                  "A calibrated cost table (devplace calibrate / profile) whose execution model the corpus draws "
+                  "around (repeatable; see --execution-share)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--execution-share", a->execution_share,
+                  "Share of corpus problems that get an execution model drawn around an --execution one: their "
+                  "dispatch, wake-up, op scale and crossing figures scaled by 0.5-2x (default 0.5 with --execution)")
+      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--log", a->log, "Write the training log as CSV");
   cmd->add_option("--model", a->models,
                   "Also train on this model (file or bundled name), with its input bindings after colons: "
@@ -256,6 +266,14 @@ void add_pretrain_command(CLI::App& app) {
     co.split_memory = objective == Objective::tarnawski;
     co.slow_links = a->slow_links, co.cost_tables = a->cost_tables;
     co.families = families(a->families);
+    for (const auto& file : a->executions) {
+      const CostTable table = load_cost_table(file);
+      if (!table.execution) throw Error(file, "execution", "no execution model in this cost table (run devplace calibrate)");
+      co.executions.push_back(*table.execution);
+    }
+    if (a->executions.empty() && a->execution_share > 0)
+      throw Error("", "--execution-share", "needs --execution: the calibrated cost tables to draw around");
+    co.execution_share = a->executions.empty() ? 0.0 : a->execution_share < 0 ? 0.5 : a->execution_share;
     add_models(co, a->models);
     auto corpus = make_training_corpus(co);
     std::vector<const Problem*> problems;

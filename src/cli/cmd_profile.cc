@@ -148,7 +148,7 @@ void add_profile_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--fit", a->fit,
                   "Run each device alone and this many random placements after the profile and fit the execution "
-                  "model to them (docs/cost-model.md; default 5; 0 = none, the simulator's link model); with "
+                  "model to them (docs/design/cost-model.md; default 5; 0 = none, the simulator's link model); with "
                   "--world-size: random placements across the processes, fitting the extra cost of a crossing tensor")
       ->check(CLI::Range(0, 1000000));
   cmd->callback([a] {

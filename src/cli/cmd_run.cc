@@ -82,7 +82,7 @@ void add_run_command(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
-      "run", "Run placed models for real on the cluster's workers (docs/execution.md) and measure their latency");
+      "run", "Run placed models for real on the cluster's workers (docs/design/execution.md) and measure their latency");
   add_model_options(*cmd, a->model);
   auto* p = cmd->add_option("--placement,-p", a->placements,
                             "Placement file (JSON: op name -> device name); repeat to compare placements");
@@ -115,7 +115,7 @@ void add_run_command(CLI::App& app) {
                   "so that another runtime can compute the same thing (tools/compare_onnxruntime.py)");
   cmd->add_option("--world-size", a->rv.world_size,
                   "Run across this many processes (this one is rank 0; start the others with devplace worker; "
-                  "docs/distributed.md)");
+                  "docs/design/distributed.md)");
   cmd->add_option("--device-ranks", a->device_ranks,
                   "With --world-size: the process of each cluster device, in order (default: each device's "
                   "`rank` key in the cluster file, else 0)")

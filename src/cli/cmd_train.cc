@@ -140,7 +140,7 @@ void add_train_command(CLI::App& app) {
   cmd->add_option("--stop-after", a->stop_after, "Stop after this many episodes in this run (to test resume)");
   cmd->add_option("--reward", a->reward,
                   "simulated (default) or measured: run every sampled placement on the cluster's workers "
-                  "(docs/execution.md); refinement off unless --set refine=N")
+                  "(docs/design/execution.md); refinement off unless --set refine=N")
       ->check(CLI::IsMember({"simulated", "measured"}));
   cmd->add_option("--runs", a->runs, "--reward measured: timed runs per placement, reward = median (default 3)")
       ->check(CLI::Range(1, 1000000));
@@ -158,7 +158,7 @@ void add_train_command(CLI::App& app) {
   add_exec_options(*cmd, a->exec);
   cmd->add_option("--replicas", a->replicas,
                   "--reward measured: measure each episode's placements in parallel on N replicas of the cluster, "
-                  "`devplace worker` processes of ranks 1..N (this process is rank 0; docs/distributed.md)")
+                  "`devplace worker` processes of ranks 1..N (this process is rank 0; docs/design/distributed.md)")
       ->check(CLI::Range(0, 4096));
   cmd->add_option("--master-addr", a->rv.master_addr,
                   "--replicas: address of this process's store (default $MASTER_ADDR or 127.0.0.1)");

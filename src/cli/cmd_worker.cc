@@ -1,4 +1,4 @@
-// `devplace worker` and `devplace links`: a process group over c10d/Gloo (dist/, docs/distributed.md).
+// `devplace worker` and `devplace links`: a process group over c10d/Gloo (dist/, docs/design/distributed.md).
 // A worker joins and serves rank 0; `links` is rank 0 and measures every worker's link.
 // Rendezvous as torchrun: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE, or the flags.
 #include <nlohmann/json.hpp>

@@ -35,10 +35,10 @@ void add_train_command(CLI::App& app);
 // Classical placers plus the learned ones (hsdag, hsdag-paper).
 std::unique_ptr<Placer> make_any_placer(const Problem& problem, const std::string& name);
 void add_compare_command(CLI::App& app);
-// `bench`: the benchmark report (docs/results.md); cmd_bench.cc.
+// `bench`: the benchmark report (docs/results/benchmark.md); cmd_bench.cc.
 void add_bench_command(CLI::App& app);
 
-// Real execution (exec/, docs/execution.md): `run` and `profile`, cmd_run.cc / cmd_profile.cc.
+// Real execution (exec/, docs/design/execution.md): `run` and `profile`, cmd_run.cc / cmd_profile.cc.
 struct ExecArgs {
   int threads = 1;
   bool no_pin = false;
@@ -54,7 +54,7 @@ void add_calibrate_command(CLI::App& app);
 void print_execution_model(const ExecutionModel& model);
 // The ONNX backend test suite on the executor (exec/conformance.h): cmd_conformance.cc.
 void add_conformance_command(CLI::App& app);
-// Process groups over c10d/Gloo (dist/, docs/distributed.md): cmd_worker.cc.
+// Process groups over c10d/Gloo (dist/, docs/design/distributed.md): cmd_worker.cc.
 void add_worker_command(CLI::App& app);
 void add_links_command(CLI::App& app);
 }  // namespace devplace::cli

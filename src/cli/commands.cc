@@ -19,7 +19,7 @@ void add_model_options(CLI::App& cmd, ModelOptions& opts, bool with_cluster) {
         "Cluster file (.toml, .json) or preset (paper, server, nvlink4); default: the model's own devices, else paper");
     cmd.add_option("--costs", opts.costs, "Cost table (JSON) overriding the roofline model for the ops it names");
     cmd.add_flag("--no-fusion{false}", opts.fusion,
-                 "Cost every op as its own kernel (ignore the cluster's fusion rules; docs/cost-model.md)");
+                 "Cost every op as its own kernel (ignore the cluster's fusion rules; docs/design/cost-model.md)");
   }
 }
 

@@ -1,4 +1,4 @@
-// Rank 0's side of work spread over `devplace worker` processes (docs/distributed.md): placed runs
+// Rank 0's side of work spread over `devplace worker` processes (docs/design/distributed.md): placed runs
 // across processes (run and profile --world-size), the jobs the workers run, and the rendezvous
 // flags every group command shares.
 #pragma once

@@ -48,6 +48,7 @@ Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides
   const int n = num_ops_, D = num_devices_;
   op_time_.resize(static_cast<std::size_t>(n) * D);
   weight_bytes_.resize(n);
+  folded_.resize(n);
   for (int i = 0; i < n; ++i) {
     const Op& op = graph.op(i);
     weight_bytes_[i] = op.weight_bytes;
@@ -57,6 +58,7 @@ Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides
       if (it != overrides->op_time.end()) row = &it->second;
     }
     const bool folded = is_folded(graph, op);
+    folded_[i] = folded;
     for (int d = 0; d < D; ++d) {
       double t;
       if (folded) {
@@ -166,6 +168,18 @@ void Problem::set_execution(const ExecutionModel& model, const std::string& file
       if (!c) c = defaults.crossing(a, b);
       e.fixed[s * D + t] = c->fixed;
       e.inv_bandwidth[s * D + t] = 1.0 / c->bandwidth;
+    }
+  e.crossing_fixed.assign(static_cast<std::size_t>(D) * D, 0.0);
+  e.crossing_inv_bw.assign(static_cast<std::size_t>(D) * D, 0.0);
+  for (int s = 0; s < D; ++s)
+    for (int t = 0; t < D; ++t) {
+      if (s == t) continue;
+      // The thread that runs the copy: the producer's for a copy off an asynchronous device
+      // under async copies (enqueued behind its kernel), the destination's otherwise.
+      const bool inline_copy = e.copies == ExecutionModel::Copies::async && e.async[s];
+      const bool staged = e.copies == ExecutionModel::Copies::async && !e.async[s] && e.async[t];
+      e.crossing_fixed[s * D + t] = e.fixed[s * D + t] + e.dispatch[inline_copy ? s : t];
+      e.crossing_inv_bw[s * D + t] = e.inv_bandwidth[s * D + t] + (staged ? 1.0 / e.staging_bandwidth : 0.0);
     }
   execution_ = std::move(e);
 }

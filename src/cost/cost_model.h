@@ -6,7 +6,7 @@
 // A CostTable, when given, overrides both for the ops and tensors it names (see cost_table.h).
 // Operator fusion (cost/fusion.h): an op that joins its producer's kernel on a device pays no
 // launch and does not re-read the producer's output there, as long as both are placed on it.
-// Details and calibration: docs/cost-model.md.
+// Details and calibration: docs/design/cost-model.md.
 #pragma once
 
 #include <atomic>
@@ -76,10 +76,14 @@ class Problem {
   // Number of (op, device) pairs that fuse; 0 when no device fuses.
   int fused_pairs() const { return fused_pairs_; }
   // Seconds to move tensor `t` from device `src` to `dst` (0 when src == dst, or when `t` is
-  // resident: constants are on every device before the first inference).
+  // resident: constants are on every device before the first inference). Under an execution
+  // model, what the executor pays for the crossing (Execution::crossing_fixed, crossing_inv_bw),
+  // so that list schedulers and learned policies see the costs the simulator charges.
   double transfer_time(int t, int src, int dst) const {
     if (src == dst || resident_[t]) return 0;
     const int l = src * num_devices_ + dst;
+    if (execution_)
+      return execution_->crossing_fixed[l] + static_cast<double>(tensor_bytes_[t]) * execution_->crossing_inv_bw[l];
     if (fixed_transfer_[t] >= 0 && !measured_link_[l]) return fixed_transfer_[t] * hops_[l];
     return link_latency_[l] + static_cast<double>(tensor_bytes_[t]) * link_inv_bw_[l];
   }
@@ -103,8 +107,24 @@ class Problem {
     std::vector<char> async;  // per device
     std::vector<double> dispatch, wake, op_scale, kernel_min, device_scale;
     std::vector<double> fixed, inv_bandwidth;  // per ordered pair src * num_devices + dst
+    // What transfer_time() charges a crossing under this model, per ordered pair: the copy task's
+    // dispatch and fixed cost, and seconds per byte of the copy plus its staging (async copies
+    // to an asynchronous device from the host). The simulator schedules the copy itself.
+    std::vector<double> crossing_fixed, crossing_inv_bw;
   };
   const Execution* execution() const { return execution_ ? &*execution_ : nullptr; }
+  // What a list scheduler charges for op `op` taking `seconds` on `d`: `seconds` itself without
+  // an execution model; with one, the task as the executor's worker spends it (dispatch, the
+  // scaled op time and, on an asynchronous device, its kernel), 0 for an op folded at load time.
+  double task_time(int op, int d, double seconds) const {
+    if (!execution_ || folded_[op] || !(seconds < kInfeasibleTime)) return seconds;
+    const Execution& x = *execution_;
+    const double kernel = x.async[d] ? x.kernel_min[d] + x.device_scale[d] * kernel_time(op, d) : 0.0;
+    return x.dispatch[d] + x.op_scale[d] * seconds + kernel;
+  }
+  // Seconds a task that finds device `d`'s worker idle waits for it to wake (0 without an
+  // execution model).
+  double wake_time(int d) const { return execution_ ? execution_->wake[d] : 0.0; }
   // Replaces the execution model (names resolved against the cluster; throws Error naming
   // `file` and the device for a name the cluster lacks). Calibration refits through this.
   void set_execution(const ExecutionModel& model, const std::string& file);
@@ -129,6 +149,7 @@ class Problem {
   std::vector<std::int64_t> tensor_bytes_, weight_bytes_;
   std::vector<double> fixed_transfer_;
   std::vector<char> resident_;
+  std::vector<char> folded_;  // per op: evaluated at load time (graph/op_costs.h is_folded)
   std::vector<double> link_latency_, link_inv_bw_, hops_;
   std::vector<char> measured_link_;  // the cost table's links: latency + bytes / bandwidth always
   std::optional<Execution> execution_;

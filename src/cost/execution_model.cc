@@ -73,7 +73,7 @@ std::string text(const json& entry, const char* key, const std::string& file, co
 }  // namespace
 
 ExecutionModel execution_model_from_json(const json& j, const std::string& file) {
-  if (!j.is_object()) throw Error(file, "execution", "must be an object (docs/cost-model.md, \"Execution model\")");
+  if (!j.is_object()) throw Error(file, "execution", "must be an object (docs/design/cost-model.md, \"Execution model\")");
   ExecutionModel m;
   m.copies = copies_from_name(j.value("copies", std::string("async")), file, "execution");
   m.staging_bandwidth = number(j, "staging_bandwidth_gbs", m.staging_bandwidth / 1e9, file, "execution", true) * 1e9;

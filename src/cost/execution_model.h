@@ -1,7 +1,7 @@
 // ExecutionModel: how a runtime that drives every device from a host thread runs a placed graph,
 // the model of devplace's own executor (src/exec). A cost table carries one when it was fitted to
 // measured runs (`devplace calibrate`, `devplace profile`); the simulator then schedules with it
-// instead of its idealised link model (docs/cost-model.md, "Execution model").
+// instead of its idealised link model (docs/design/cost-model.md, "Execution model").
 //
 // What it describes, per device: the time a worker thread spends per task outside the op itself
 // (`dispatch`: the queue), more when the task finds the worker idle (`wake`: its threads, and

@@ -3,7 +3,7 @@
 // post-ops and OpenVINO's fusing passes: Conv + bias + activation + eltwise sum, FullyConnected
 // + bias + activation, eltwise chains; ONNX Runtime's Conv/Gemm + activation and CUDA pointwise
 // fusions). A device lists the rules its runtime applies (cluster file `fusion = [...]`, by kind
-// when absent); docs/cost-model.md explains each rule and where it comes from.
+// when absent); docs/design/cost-model.md explains each rule and where it comes from.
 //
 // The model is a chain: op F joins the kernel of op P (its fusion parent) when P's one
 // per-inference output feeds F alone, F is an op the rule lets follow the chain's head, and P and

@@ -1,7 +1,7 @@
 // What a multi-process cluster's links cost: rank 0 measures each worker's link by ping-pong
 // over a range of message sizes and fits latency + bytes / bandwidth (latency: the smallest
 // message's one-way time; bandwidth: the slope of the rest), the cost model of a
-// cluster file's [[links]] (docs/distributed.md). The workers answer in serve_worker().
+// cluster file's [[links]] (docs/design/distributed.md). The workers answer in serve_worker().
 // Torch-free.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The ONNX backend test suite against the executor (docs/execution.md, "Conformance"): every
+// The ONNX backend test suite against the executor (docs/design/execution.md, "Supported ops and ONNX conformance"): every
 // test directory (model.onnx + test_data_set_N/{input,output}_K.pb, the layout of onnx/backend/
 // test/data and Debian's libonnx-testdata) whose op types the executor supports is imported, run
 // on one cpu worker with the test's inputs, and its outputs compared with the expected ones

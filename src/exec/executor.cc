@@ -30,7 +30,7 @@
 #include <onnx/onnx_pb.h>
 #include <torch/cuda.h>
 // Where LibTorch has CUDA: a stream per GPU worker, events between workers, pinned staging
-// buffers and non-blocking copies (docs/execution.md, "Crossings on a GPU"). Elsewhere a copy to
+// buffers and non-blocking copies (docs/design/execution.md, "What a run does", crossings on a GPU). Elsewhere a copy to
 // or from a GPU is a blocking .to() on the device's default stream.
 #if defined(DEVPLACE_WITH_CUDA) && __has_include(<c10/cuda/CUDAStream.h>) && \
     __has_include(<ATen/cuda/CUDAEvent.h>) && __has_include(<cuda_runtime_api.h>)
@@ -219,7 +219,7 @@ struct Executor::Impl {
                       "worker " + s.str() +
                           ": LibTorch has no such CUDA device here (CPU-only build or no GPU); run on CPU "
                           "workers instead, e.g. --cluster local2 (two CPU workers), or map the cluster's "
-                          "devices to cpu:N in its file (docs/execution.md)");
+                          "devices to cpu:N in its file (docs/design/execution.md)");
       }
     if (opt.keep_freed_memory) keep_freed_memory();
     load();

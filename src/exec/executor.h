@@ -132,7 +132,7 @@ class Executor {
   // included). REQUIRES runs >= 1; to_worker != worker, or copy_seconds stays -1.
   Profile profile(int worker, int to_worker, int warmup, int runs);
 
-  // This process's share of one inference placed across processes (docs/distributed.md): the
+  // This process's share of one inference placed across processes (docs/design/distributed.md): the
   // ops whose device is hosted here (device_rank[placement[op]] == rank) run on this executor's
   // workers, the k-th device hosted here on worker k, with the scheduler of run() (so ops of two
   // local devices overlap); an input made elsewhere is received from its producer's process, and

@@ -253,7 +253,7 @@ std::vector<std::int64_t> or_ones(std::vector<std::int64_t> v, int n) {
 }
 
 // How a 2-D float convolution runs on the CPU. Measured on one core (Zen 5, LibTorch 1.13 with
-// oneDNN 2.6 and OpenBLAS's SkylakeX kernel; docs/execution.md): ATen's own choice for NCHW
+// oneDNN 2.6 and OpenBLAS's SkylakeX kernel; docs/design/execution.md): ATen's own choice for NCHW
 // tensors runs 3x3 convolutions at 90-180 GFLOP/s, channels-last (oneDNN) at about 210; a 1x1
 // convolution is one matrix product (OpenBLAS, 350 GFLOP/s), and a convolution with a small
 // output (7x7, 8x8) is fastest as one product of the unfolded input (im2col) with the weight.
@@ -343,7 +343,7 @@ Outputs pool(const Ctx& c) {
           at::arange(x.size(0) * x.size(1), plane_index.options()).reshape({x.size(0), x.size(1), 1, 1});
       return {values.to(type), plane_index + plane_start * (height * width)};
     }
-    // ATen's NCHW pooling is 5-10x slower than its channels-last one on one core (docs/execution.md).
+    // ATen's NCHW pooling is 5-10x slower than its channels-last one on one core (docs/design/execution.md).
     if (spatial == 2 && x.is_cpu()) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     at::Tensor r = spatial == 1   ? at::max_pool1d(x, kernel, strides, pads, dil, ceil)
                    : spatial == 2 ? at::max_pool2d(x, kernel, strides, pads, dil, ceil)
@@ -1118,7 +1118,7 @@ std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>&
   if (it == table().end())
     throw Error(
         source, op.name,
-        "op type '" + op.type + "' is not supported by the executor (docs/execution.md lists the supported ops)");
+        "op type '" + op.type + "' is not supported by the executor (docs/design/execution.md lists the supported ops)");
   Ctx c{op, inputs, source, overwrite_input0};
   Outputs out;
   try {

@@ -1,7 +1,7 @@
 // Op semantics the cost model needs: how many FLOPs and bytes an op moves, derived from its
 // tensor shapes and its type's class (graph/op_types.h; both vocabularies devplace reads).
 // Unknown op types get the documented default (one FLOP per output element, class `other`) and
-// one warning per type. Conventions: 1 MAC = 2 FLOPs; see docs/cost-model.md.
+// one warning per type. Conventions: 1 MAC = 2 FLOPs; see docs/design/cost-model.md.
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 // What OpenVINO's HETERO mode accepts in a manual affinity map, and a placement brought into
 // that form. HETERO cuts the model into subgraphs of connected ops with one affinity and
-// compiles each on its device (docs/placement-export.md gives the sources):
+// compiles each on its device (docs/guide/placement-export.md gives the sources):
 //  1. A constant, and a subgraph that only computes constants (Const -> Convert -> Multiply
 //     weight decompression), has the affinity of the ops that read it: a constant sent to
 //     another device's subgraph gave wrong results (openvino issue 12570), and the HETERO guide

@@ -21,7 +21,7 @@
 // (the first bound axis-0 value), any other axis the sequence length (the most frequent bound
 // value at axis >= 1); a reshape's last unknown dim follows from the element count. One warning
 // gives the number of guessed dims. Without bindings dims stay unknown (graph.h counts them as
-// 1) and one warning says how to bind (--input NAME=1,128). See docs/openvino-import.md.
+// 1) and one warning says how to bind (--input NAME=1,128). See docs/design/openvino-import.md.
 // Stateless; safe on several threads for different files, except that log::warn is not.
 #pragma once
 

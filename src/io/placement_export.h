@@ -7,7 +7,7 @@
 //    placement is brought into the form HETERO accepts (io/openvino_affinity.h).
 //  - PyTorch: a device map (module path -> torch device) for models exported by torch.onnx,
 //    whose node names carry the module path (io/torch_device_map.h).
-// How to apply each: docs/placement-export.md.
+// How to apply each: docs/guide/placement-export.md.
 #pragma once
 
 #include <map>

@@ -21,7 +21,7 @@
 namespace devplace {
 
 // A default-constructed HsdagConfig is the "default" preset (ours, chosen by measurement,
-// docs/hsdag.md); hsdag_preset("paper") is the released configuration.
+// docs/design/hsdag.md); hsdag_preset("paper") is the released configuration.
 struct HsdagConfig {
   // Network.
   int hidden = 64;
@@ -64,12 +64,12 @@ struct HsdagConfig {
   // Under the Tarnawski objective, every single-predecessor chain is one decision unit (the
   // preset's units otherwise): an accelerator's ops must form a contiguous set there, and per-op
   // units over 6-15 devices left the policy's own placement behind cpu-only on Layer/inceptionv3
-  // and far behind its samples on gnmt and bert_l-12 (docs/hsdag.md).
+  // and far behind its samples on gnmt and bert_l-12 (docs/design/hsdag.md).
   bool chains_under_contiguity = true;
   // Beyond the paper: the untrained policy's probability of the best single device at every
   // unit (the others share the rest), as Placeto starts from that device. 0 = no lean (the
   // default); 0.5 changes nothing on two devices and starts many-device clusters half on the
-  // best one (measured under the Tarnawski model in docs/hsdag.md).
+  // best one (measured under the Tarnawski model in docs/design/hsdag.md).
   double start_share = 0;
   std::uint64_t seed = 1;
   // Beyond the paper: after training, improve the best placement by single-op moves for at
@@ -93,7 +93,7 @@ struct HsdagConfig {
 // The configuration training on `objective` uses: `config` with chains_under_contiguity applied.
 HsdagConfig hsdag_config_for(HsdagConfig config, Objective objective);
 
-// "paper": the released configuration; "default": ours (chosen by measurement, docs/hsdag.md).
+// "paper": the released configuration; "default": ours (chosen by measurement, docs/design/hsdag.md).
 HsdagConfig hsdag_preset(const std::string& name);
 // Applies "key=value" (e.g. "lr=0.003", "levels=2", "merge=false"); throws Error on a bad key.
 void apply_hsdag_override(HsdagConfig& config, const std::string& assignment);

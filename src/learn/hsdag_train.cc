@@ -340,7 +340,7 @@ torch::Tensor node_log_probs(const NetOutput& out) {
 
 // The clipped steps keep the grouping the batch was sampled in, but the next batch is drawn
 // under the grouping the stepped network makes, so a regrouping moves the policy by an amount
-// the clip never saw (docs/hsdag.md, "Regrouping outside the trust region"). Returns the mean
+// the clip never saw (docs/design/hsdag.md, "Regrouping outside the trust region"). Returns the mean
 // KL per coarse node from `before` to the policy as the network now groups the graph.
 double reparsed_kl(HsdagNet& net, const Task& task, const torch::Tensor& before) {
   torch::NoGradGuard no_grad;

@@ -89,7 +89,7 @@ class LearnedListPlacer : public Placer {
       const int budget = o.eval_budget > 0 ? static_cast<int>(o.eval_budget) : 64;
       CountingReward counted(*reward);
       // Half the budget decodes, half searches segments: chosen among 1/4, 1/2 and 3/4 of 2,000
-      // on random cost graphs (docs/learned.md); from 1,000 the decoding is then its portfolio.
+      // on random cost graphs (docs/results/2026-12-04-learned-placer.md); from 1,000 the decoding is then its portfolio.
       const Placement start = policy.decode_with_discrepancies(p, counted, std::max(1, budget / 2), 0, o.objective);
       const std::int64_t left = budget - counted.count();
       if (left < 2) return start;  // the search's first evaluation is its start's
@@ -108,7 +108,7 @@ class LearnedListPlacer : public Placer {
       CountingReward counted(*reward);
       // learned-discrepancy-moves: an eighth of the budget decodes, the rest moves; chosen on
       // held-out synthetic graphs once the search corrected its scorer, among 4, 8, 16 and 32 of
-      // 64 (before, 32; docs/learned.md, which also says why not 8 at any budget).
+      // 64 (before, 32; docs/results/2026-12-04-learned-placer.md, which also says why not 8 at any budget).
       const Placement start = name_ == "learned-moves"
                                   ? policy.greedy(p, o.objective)
                                   : policy.decode_with_discrepancies(p, counted, discrepancy_moves_decoding(budget), 0,
@@ -117,7 +117,7 @@ class LearnedListPlacer : public Placer {
     }
     ListPolicyConfig c;
     // Expert iteration in searches of 32 evaluations, 16 imitation steps each at 3e-3: chosen
-    // among searches of 16, 32, 64 and 4-16 steps at 3e-3 and 1e-2 (docs/learned.md says on what).
+    // among searches of 16, 32, 64 and 4-16 steps at 3e-3 and 1e-2 (docs/results/2026-12-04-learned-placer.md says on what).
     c.samples = o.samples > 0 ? o.samples : 32;
     c.lr = 3e-3;
     const long long budget = o.eval_budget > 0 ? o.eval_budget : 2000;

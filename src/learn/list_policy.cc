@@ -229,7 +229,7 @@ struct ListPolicy::Impl {
 // run of kRunLengths[i] decisions (in turn) to one device, in turn the doubtful decision's second
 // device and the host, keeping the incumbent's other decisions. Chosen on their eight graphs among
 // a run every 2, 4 or 8 candidates, or none; the host and the kept decisions on twelve random
-// cost graphs (tools/tarnawski_validation.sh; docs/learned.md).
+// cost graphs (tools/tarnawski_validation.sh; docs/results/2026-12-04-learned-placer.md).
 constexpr std::size_t kRunEvery = 4;
 constexpr std::array<int, 3> kRunLengths = {4, 16, 64};
 // Under Tarnawski's model, from this budget on the decoding is a portfolio of two searches

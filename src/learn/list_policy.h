@@ -4,7 +4,7 @@
 // clusters: imitation of the earliest-finish choice (HEFT without insertion), then clipped
 // policy gradient on the simulator's makespan. Because nothing it sees names an op or a device,
 // one trained policy places any graph on any cluster (zero-shot) and can be fine-tuned on one
-// graph with a given number of reward evaluations. docs/learned.md has the design and figures.
+// graph with a given number of reward evaluations. docs/design/learned.md has the design and figures.
 // Torch-free header.
 #pragma once
 
@@ -43,7 +43,7 @@ struct ListPolicyConfig {
   // with the policy of `samples` evaluations, then tune_steps imitation steps towards the best
   // placement found so far), or clipped policy gradient on `samples` sampled placements. Expert
   // iteration was chosen on Inception-V3 and BERT-base at 500 and 2,000 evaluations
-  // (docs/learned.md): its policy's own placement ends at or near the best it found, where
+  // (docs/design/learned.md): its policy's own placement ends at or near the best it found, where
   // policy gradient's ended above local search on Inception-V3.
   enum class Tuning { expert, policy_gradient } tuning = Tuning::expert;
   int tune_steps = 16;
@@ -94,7 +94,7 @@ class ListPolicy {
   // at the next most doubtful decisions; once every single change is tried, pairs of them). At
   // most `budget` evaluations of `reward`; the best. rounds <= 0: rounds of 16 rollouts, at least
   // 2 (chosen among 1, 2, 4, 8 rounds at 64 evaluations and 8 to 250 at 500 and 2,000;
-  // docs/learned.md says on what). Under Tarnawski's model about one rollout in four instead moves a
+  // docs/design/learned.md says on what). Under Tarnawski's model about one rollout in four instead moves a
   // run of 4, 16 or 64 decisions (units in topological order) to one device (in turn the second
   // most likely one and the host), keeping the incumbent's other decisions; from 1,000 evaluations
   // (with rounds <= 0) half the budget searches from the policy's own placement and half from the

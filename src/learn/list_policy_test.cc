@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 
+#include "cost/execution_model.h"
 #include "io/model.h"
 #include "io/tarnawski_import.h"
 #include "learn/learned_placers.h"
@@ -221,7 +222,7 @@ TEST(ListPolicy, FineTuningKeepsToItsBudgetAndSaveLoadKeepsThePolicy) {
 // so the tuned policy's own placement (no search at the end) is that placement or close to it,
 // well below where the policy started. Pretraining's expert stage keeps the best placement found per graph: it
 // never gets worse and is never worse than the policy's own placement of the moment. (On the
-// real corpus it did not improve zero-shot placements; docs/learned.md.)
+// real corpus it did not improve zero-shot placements; docs/results/2026-12-04-learned-placer.md.)
 TEST(ListPolicy, ExpertIterationTeachesThePolicyTheBestPlacementItFound) {
   SmallCorpus train;
   ListPolicy expert(32, 4);
@@ -389,7 +390,7 @@ TEST(ListPolicy, TarnawskiPortfolioDecodingLeavesAPrefixOnTheHost) {
 
 // learned-discrepancy-segments on Tarnawski et al.'s layer ResNet-50 (177 ops, edges up to 96 ms
 // per crossing): the decoding alone ends at 1,374.6 ms with 2,000 evaluations, 18.8% above the DP
-// (docs/learned.md); with half of them for segment search, 1,194.0 (+3.2%).
+// (docs/results/2026-12-04-learned-placer.md); with half of them for segment search, 1,194.0 (+3.2%).
 TEST(Learned, DiscrepancySegmentsComeWithinFivePercentOfTheDpOnTheLayerResNet50) {
   const std::string path = shared_dir() + "/data/dnn-partitioning/latency-inputs/LayerGraphs/resnet50_inference.json";
   if (!file_exists(path)) GTEST_SKIP() << "no shared data at " << path;
@@ -444,6 +445,39 @@ TEST(TrainingCorpus, SlowLinksSlowAShareOfTheLinksAndNothingElse) {
   });
   EXPECT_GE(slower, 10);
   EXPECT_LE(slower, 30);
+}
+
+// --execution: about that share of the corpus problems get an execution model drawn around the
+// base (every figure within 0.5-2x of the base's, the host's on the cpu, the asynchronous
+// device's on the gpus), the rest none; graphs and clusters stay as without it.
+TEST(TrainingCorpus, ExecutionModelsAreDrawnAroundTheCalibratedOnes) {
+  ExecutionModel base;
+  base.devices = {{.device = "cpu0", .dispatch = 1e-5, .wake = 5e-4, .op_scale = 0.9},
+                  {.device = "gpu0", .async = true, .dispatch = 4e-7, .kernel_min = 3e-7, .device_scale = 0.5}};
+  base.crossings = {{"cpu0", "gpu0", 2e-6, 16e9}, {"gpu0", "cpu0", 7e-7, 1e12}};
+  const CorpusPair corpora([&](CorpusOptions& co) { co.executions = {base}, co.execution_share = 0.5; });
+  int drawn = 0;
+  auto within = [](double x, double around) { return x >= 0.5 * around * (1 - 1e-12) && x <= 2 * around * (1 + 1e-12); };
+  corpora.each([&](const Problem& a, const Problem& b) {
+    EXPECT_EQ(a.cluster().num_devices(), b.cluster().num_devices());
+    EXPECT_EQ(a.op_time(0, 0), b.op_time(0, 0));
+    EXPECT_FALSE(a.execution());
+    const Problem::Execution* x = b.execution();
+    if (!x) return;
+    ++drawn;
+    const int D = b.num_devices();
+    for (int d = 0; d < D; ++d) {
+      const bool cpu = b.cluster().devices[d].kind == "cpu";
+      EXPECT_EQ(x->async[d], cpu ? 0 : 1);
+      EXPECT_TRUE(cpu ? within(x->wake[d], 5e-4) : x->wake[d] == 0);
+      EXPECT_TRUE(within(x->dispatch[d], cpu ? 1e-5 : 4e-7));
+      for (int e = 0; e < D; ++e)
+        if (e != d && cpu != (b.cluster().devices[e].kind == "cpu"))
+          EXPECT_TRUE(within(1 / x->inv_bandwidth[d * D + e], cpu ? 16e9 : 1e12));
+    }
+  });
+  EXPECT_GE(drawn, 10);
+  EXPECT_LE(drawn, 30);
 }
 
 // Recast graphs look like Tarnawski et al.'s cost graphs: a host and 2-12 accelerators, each
@@ -522,7 +556,7 @@ TEST(ListPolicy, TrainsUnderTheTarnawskiModel) {
   EXPECT_LT(after, before);
 }
 
-// The policy shipped in policies/learned.pt (docs/learned.md, "The shipped policy") places each
+// The policy shipped in policies/learned.pt (docs/design/learned.md, "The shipped policies") places each
 // bundled model on `paper` at least as fast as GPU-only and faster than HEFT where HEFT is not
 // already GPU-only-or-worse, i.e. it is a trained policy, not a placeholder.
 TEST(Learned, ShippedPolicyBeatsHeftOnTheBundledModels) {

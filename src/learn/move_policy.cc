@@ -35,30 +35,30 @@ constexpr double kClip = 10;
 // radius: it starts at 16, doubles after an improvement (up to 256) and falls to a quarter (at
 // least 1) after a failure. Chosen on held-out synthetic graphs (`pretrain-moves --validate 48`,
 // three corpus seeds) against a line search of 4, 16, 64 and 256 moves from every placement
-// (four evaluations per round), ×4 growth, halving, and starting at 4 (docs/learned.md).
+// (four evaluations per round), ×4 growth, halving, and starting at 4 (docs/results/2026-12-04-learned-placer.md).
 constexpr int kFirstSetSize = 16;
 constexpr int kLargestSet = 256;
 // A failed set at most 1% slower than the incumbent becomes the incumbent, at most 4 times per
 // search (the best placement evaluated is what the search returns). Chosen on the same graphs
-// among 0.5% x 2, 1% x 4, 1% x 8 and 2% x 8 (docs/learned.md).
+// among 0.5% x 2, 1% x 4, 1% x 8 and 2% x 8 (docs/results/2026-12-04-learned-placer.md).
 constexpr double kSidewaysSlack = 0.01;
 constexpr int kSidewaysSteps = 4;
 // The search corrects its scorer by the single moves it evaluated (MoveCorrection), each class's
 // mean error shrunk by one more error of nothing. Chosen on held-out synthetic graphs of the
-// training families and of the decoder family (docs/learned.md) against no correction, sets of up
+// training families and of the decoder family (docs/results/2026-12-04-learned-placer.md) against no correction, sets of up
 // to 4 moves as evidence too (a failed set says little of each move in it), and weights 0.5 and 2.
 constexpr double kCorrectionPrior = 1;
 // An improvement under 0.3% keeps the moves that failed set aside: cleared after each, the search
 // retried the same failed moves after every negligible change (on Inception-V3 a move of an op
 // with slack gains 0.001%). Chosen on held-out synthetic graphs at 64 and 500 evaluations against
 // clearing after any improvement and 0.1%, and against not reading the moves again after a
-// negligible change (docs/learned.md).
+// negligible change (docs/results/2026-12-04-learned-placer.md).
 constexpr double kNegligibleGain = 0.003;
 // Stuck at a placement no single move improves, with evaluations left, the search goes back to
 // the fastest placement evaluated and makes 8 of its best-ranked moves at once (the next 8 at the
 // next such stop), keeps the result whatever it costs and searches on from there. Chosen on
 // held-out synthetic graphs at 2,000 evaluations, where the search stopped with up to 40% of
-// the budget left on Inception-V3, against stopping (docs/learned.md).
+// the budget left on Inception-V3, against stopping (docs/results/2026-12-04-learned-placer.md).
 constexpr int kKickMoves = 8;
 // The scorer reads a placement's moves 1,024 rows at a time: the hidden layers of ten thousand
 // rows at once leave the cache (BERT-large's 9,200 moves: 7-60 ms per read in one batch, a

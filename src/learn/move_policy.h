@@ -61,7 +61,7 @@ class MovePolicy {
 
   // One policy whose prediction is the mean of the members' (each trained alone, on its own
   // corpus seed: on unseen graphs the mean ranks moves better than any one member, whose
-  // ranking varies with its seed; docs/learned.md). REQUIRES equal widths.
+  // ranking varies with its seed; docs/design/learned.md). REQUIRES equal widths.
   static MovePolicy ensemble(std::vector<MovePolicy> members);
   int members() const;
 
@@ -116,7 +116,7 @@ void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& co
                        std::uint64_t seed, const std::function<void(const MoveTrainingStep&)>& on_step = {});
 
 // The evaluations learned-discrepancy-moves gives the list policy's discrepancy decoding, of its
-// `budget`, before the move search spends the rest: an eighth (docs/learned.md).
+// `budget`, before the move search spends the rest: an eighth (docs/design/learned.md).
 inline int discrepancy_moves_decoding(int budget) { return std::max(1, budget / 8); }
 
 // The pretrained move policy shipped with devplace: policies/learned-moves.pt under home_dir().

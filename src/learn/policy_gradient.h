@@ -2,7 +2,7 @@
 // worth, the advantages one batch of samples gives, and the schedule of the entropy bonus.
 // Torch-free; the clipped update itself is in ppo.h.
 //
-// Why it looks like this (docs/hsdag.md, "Why the policy used to collapse"):
+// Why it looks like this (docs/design/hsdag.md, "Why the policy used to collapse"):
 //  - Advantages are centred on the batch (the batch mean is the baseline), so when every
 //    sample of a nearly deterministic policy gets the same reward, every advantage is 0: no
 //    shared offset pushes all samples one way. The old moving-average baseline lagged the batch

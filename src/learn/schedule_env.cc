@@ -112,7 +112,12 @@ void ScheduleEnv::reset() {
 double ScheduleEnv::kernel_time(int v, int d) const {
   // Fused into its producer's kernel when that producer is on d, else its own kernel.
   const int parent = p_.fusion_parent(v, d);
-  return parent >= 0 && device_[parent] == d ? p_.op_time(v, d) : p_.standalone_time(v, d);
+  return p_.task_time(v, d, parent >= 0 && device_[parent] == d ? p_.op_time(v, d) : p_.standalone_time(v, d));
+}
+
+double ScheduleEnv::start_time(int d, double ready) const {
+  // Under an execution model a task that finds its worker idle pays the worker's wake-up.
+  return std::max(ready, avail_[d]) + (ready > avail_[d] ? p_.wake_time(d) : 0.0);
 }
 
 void ScheduleEnv::evaluate_current() const {
@@ -124,7 +129,7 @@ void ScheduleEnv::evaluate_current() const {
     c.runs = c.time < kInfeasibleTime;
     c.fits = c.runs && ledger_->fits(v, d, device_);
     c.ready = edges_.data_ready(v, d, device_, finish_);
-    c.start = std::max(c.ready, avail_[d]);
+    c.start = start_time(d, c.ready);
     c.finish = c.runs ? c.start + c.time : kInfeasibleTime;
   }
   cand_for_ = step_;
@@ -256,7 +261,7 @@ void ScheduleEnv::step(int d) {
       const int v = ops[k];
       const double time = kernel_time(v, d);
       const double ready = edges_.data_ready(v, d, device_, finish_);
-      commit(v, d, time < kInfeasibleTime ? std::max(ready, avail_[d]) : ready, time < kInfeasibleTime ? time : 0);
+      commit(v, d, time < kInfeasibleTime ? start_time(d, ready) : ready, time < kInfeasibleTime ? time : 0);
     }
     contiguity_->choose(unit_of_decision_[step_], d);
   }

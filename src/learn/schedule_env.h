@@ -75,6 +75,7 @@ class ScheduleEnv {
   // placed) and v's kernel time on d given the placement so far (with fusion). What the learned
   // move policy reads of a complete placement (learn/move_features.h).
   double finish_time(int v) const { return finish_[v]; }
+  // Under an execution model, the task's time as the executor spends it (Problem::task_time).
   double kernel_time(int v, int d) const;
   const EdgeCosts& edges() const { return edges_; }
   // The scale of time features: the mean over ops of their fastest time (seconds).
@@ -88,6 +89,7 @@ class ScheduleEnv {
   void evaluate_current() const;  // fills cand_ for the current op
   bool is_allowed(int d) const;   // REQUIRES evaluate_current()
   void commit(int v, int d, double start, double time);
+  double start_time(int d, double ready) const;  // when a task ready at `ready` starts on d
   bool decides_first(int a, int b) const;   // the decision order: rank, then name
   void order_units(const Graph& g);  // tarnawski: units_, decisions_ and contiguity_
 

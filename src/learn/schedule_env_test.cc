@@ -7,9 +7,11 @@
 #include <random>
 #include <set>
 
+#include "cost/execution_model.h"
 #include "io/tarnawski_import.h"
 #include "place/synthetic.h"
 #include "place/tarnawski_objective.h"
+#include "sim/simulator.h"
 #include "sim/test_graphs.h"
 #include "util/files.h"
 
@@ -65,6 +67,39 @@ TEST(ScheduleEnv, FeaturesOfTheEarliestFinishChainByHand) {
   env.reset();
   EXPECT_FALSE(env.done());
   EXPECT_EQ(env.current_op(), c.b.g.find_op("a"));
+}
+
+// Under an execution model the environment charges what the executor does: dispatch and op scale
+// on every task, a wake-up where a task finds its worker idle, and the crossing's fixed cost, the
+// copy task's dispatch and its bytes over the crossing's bandwidth; its finish estimates are the
+// simulator's makespans on this chain.
+TEST(ScheduleEnv, UnderAnExecutionModelChargesDispatchWakeUpsAndCrossings) {
+  Chain c;
+  c.b.table.op_time["c"] = {{"cpu", 1}, {"gpu", 3}};
+  Problem p(c.b.g, test::two_devices(), &c.b.table);
+  ExecutionModel m;
+  m.devices = {{.device = "cpu", .dispatch = 0.1, .wake = 2}, {.device = "gpu"}};  // both synchronous
+  m.crossings = {{"cpu", "gpu", 0.2, 1000}, {"gpu", "cpu", 0.2, 1000}};  // 100-byte tensors: 0.1 s
+  p.set_execution(m, "");
+  const int a = c.b.g.find_op("a");
+  EXPECT_DOUBLE_EQ(p.transfer_time(c.b.g.op(a).outputs[0], 0, 1), 0.2 + 0.1);        // the gpu's thread copies
+  EXPECT_DOUBLE_EQ(p.transfer_time(c.b.g.op(a).outputs[0], 1, 0), 0.2 + 0.1 + 0.1);  // the cpu's, 0.1 dispatch
+  ScheduleEnv env(p);
+  // a: cpu 0.1 + 1 = 1.1 (the worker is not idle at time 0); gpu 4.
+  EXPECT_DOUBLE_EQ(env.kernel_time(a, 0), 1.1);
+  EXPECT_EQ(env.earliest_finish_device(), 0);
+  env.step(0);
+  // b: gpu 1.1 + 0.3 + 1 = 2.4 against cpu 1.1 + 5.1.
+  EXPECT_EQ(env.earliest_finish_device(), 1);
+  env.step(1);
+  // c: the cpu, idle since 1.1, wakes for it: 2.4 + 0.4 + 2 + 1.1 = 5.9 against gpu 2.4 + 3 = 5.4
+  // (without the wake-up the cpu would finish first, at 3.9).
+  EXPECT_EQ(env.earliest_finish_device(), 1);
+  env.step(1);
+  EXPECT_DOUBLE_EQ(env.finish_time(c.b.g.find_op("c")), 5.4);
+  Simulator sim(p);
+  EXPECT_DOUBLE_EQ(sim.makespan({0, 1, 1}), 5.4);
+  EXPECT_DOUBLE_EQ(sim.makespan({0, 1, 0}), 5.9);
 }
 
 TEST(ScheduleEnv, OnlyDevicesThatRunTheOpAreAllowed) {

@@ -95,12 +95,55 @@ void cost_table_problem(const Graph& graph, const Problem& roofline, std::mt1993
   }
 }
 
+// An execution model for `cluster` drawn around `base` (CorpusOptions::executions).
+ExecutionModel drawn_execution(const ExecutionModel& base, const Cluster& cluster, std::mt19937_64& rng) {
+  auto scale = [&] { return std::exp(std::uniform_real_distribution<double>(std::log(0.5), std::log(2.0))(rng)); };
+  const DeviceExecution *host = nullptr, *accel = nullptr;
+  for (const auto& d : base.devices) {
+    if (d.async && !accel) accel = &d;
+    if (!d.async && !host) host = &d;
+  }
+  auto device_name = [&](bool async) {
+    const DeviceExecution* d = async ? accel : host;
+    return d ? d->device : std::string();
+  };
+  const CrossingExecution* up = base.crossing(device_name(false), device_name(true));
+  const CrossingExecution* down = base.crossing(device_name(true), device_name(false));
+  ExecutionModel m = default_execution_model(cluster, base.copies);
+  m.staging_bandwidth = base.staging_bandwidth * scale();
+  for (auto& d : m.devices) {
+    const DeviceExecution* from = d.async ? accel : host;
+    if (!from) continue;
+    d.dispatch = from->dispatch * scale();
+    d.wake = from->wake * scale();
+    d.op_scale = from->op_scale * scale();
+    d.kernel_min = from->kernel_min * scale();
+    d.device_scale = from->device_scale * scale();
+  }
+  for (auto& c : m.crossings) {
+    const bool from_async = m.device(c.from) && m.device(c.from)->async;
+    const bool to_async = m.device(c.to) && m.device(c.to)->async;
+    const CrossingExecution* like = from_async && !to_async ? down : up;
+    if (!like) continue;
+    c.fixed = like->fixed * scale();
+    c.bandwidth = like->bandwidth * scale();
+  }
+  return m;
+}
+
 }  // namespace
 
 std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptions& o) {
   std::mt19937_64 rng(o.seed);
   std::mt19937_64 slow_rng(o.seed + 0x5105);  // its own stream: the corpus otherwise stays as without it
   std::mt19937_64 table_rng(o.seed + 0x7ab1e);  // the same for cost_tables
+  std::mt19937_64 execution_rng(o.seed + 0xe7ec);  // and for executions
+  auto maybe_execution = [&](Problem& problem) {
+    if (o.executions.empty() || o.execution_share <= 0) return;
+    if (std::uniform_real_distribution<double>(0, 1)(execution_rng) >= o.execution_share) return;
+    const auto& base = o.executions[std::uniform_int_distribution<std::size_t>(0, o.executions.size() - 1)(execution_rng)];
+    problem.set_execution(drawn_execution(base, problem.cluster(), execution_rng), "");
+  };
   auto integer = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   std::vector<std::unique_ptr<CorpusGraph>> corpus;
   for (int k = 0; k < o.graphs; ++k) {
@@ -146,6 +189,7 @@ std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptio
       item->problem = std::make_unique<Problem>(*graph, std::move(recast), &table);
     } else {
       item->problem = std::make_unique<Problem>(*graph, std::move(cluster));
+      maybe_execution(*item->problem);
     }
     item->graph = std::move(graph);
     corpus.push_back(std::move(item));
@@ -157,6 +201,7 @@ std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptio
     for (int c = 0; c < o.clusters_per_model; ++c) {
       auto item = std::make_unique<CorpusGraph>();
       item->problem = std::make_unique<Problem>(*graph, perturbed(load_cluster(presets[c % presets.size()]), rng));
+      maybe_execution(*item->problem);
       item->graph = graph;
       corpus.push_back(std::move(item));
     }

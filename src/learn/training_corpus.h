@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cost/cost_model.h"
+#include "cost/execution_model.h"
 #include "place/synthetic.h"
 
 namespace devplace {
@@ -43,6 +44,15 @@ struct CorpusOptions {
   // median op's host time. Their layer graphs sit at the far end of that range (a transfer up to
   // twice the op that produced it), which the roofline corpus rarely reaches. 0: none.
   double cost_tables = 0;
+  // Execution models fitted to measured runs (cost/execution_model.h, e.g. the "execution" of a
+  // calibrated cost table) and the share of corpus problems, synthetic and model ones, that get
+  // one drawn around them: a base picked at random, its host (synchronous) device's dispatch,
+  // wake-up and op scale on the cluster's CPUs, its asynchronous device's on the others, its
+  // host -> device and device -> host crossings on every such pair (device -> device as host ->
+  // device), each figure scaled by a factor in [0.5, 2]. So that a policy learns where the
+  // executor's crossings and idle wake-ups make a split placement lose. 0: none.
+  std::vector<ExecutionModel> executions;
+  double execution_share = 0;
 };
 
 struct CorpusGraph {

@@ -14,6 +14,9 @@
 //    Ties in finish time go to the device its successors run fastest on (successor_affinity),
 //    then the lower device index. Devices where the op is infeasible (+inf) are skipped; an op
 //    no device can run goes to device 0 with zero duration (the simulator reports it).
+// Under an execution model (a calibrated cost table) an op's time is its task's on the
+// executor's worker (Problem::task_time) and a run that would find its device idle starts after
+// the worker's wake-up (Problem::wake_time), the costs the simulator then charges.
 // HEFT ignores memory limits, as the original does. Cost: O(n^2 D) worst case for the gap
 // search, O(E D) for the rest; about a millisecond for 1000 ops.
 #include <algorithm>
@@ -30,12 +33,14 @@ struct Slot {
   double start, end;
 };
 
-// Earliest start >= ready of a `len`-long run in the gaps of `slots` (sorted by start).
-// Returns the start and, in `pos`, where the new slot goes to keep the list sorted.
-double earliest_gap(const std::vector<Slot>& slots, double ready, double len, std::size_t& pos) {
+// Earliest start >= ready of a `len`-long run in the gaps of `slots` (sorted by start), `wake`
+// later where the device would be idle just before it. Returns the start and, in `pos`, where
+// the new slot goes to keep the list sorted.
+double earliest_gap(const std::vector<Slot>& slots, double ready, double len, double wake, std::size_t& pos) {
   double prev_end = 0;
+  auto start_after = [&](double free) { return ready > free ? ready + wake : free; };
   for (std::size_t k = 0; k < slots.size(); ++k) {
-    const double start = std::max(ready, prev_end);
+    const double start = start_after(prev_end);
     if (start + len <= slots[k].start) {
       pos = k;
       return start;
@@ -43,7 +48,7 @@ double earliest_gap(const std::vector<Slot>& slots, double ready, double len, st
     prev_end = std::max(prev_end, slots[k].end);
   }
   pos = slots.size();
-  return std::max(ready, prev_end);
+  return start_after(prev_end);
 }
 
 class Heft : public Placer {
@@ -67,10 +72,10 @@ class Heft : public Placer {
       double best_start = 0, best_end = 0, best_aff = 0;
       std::size_t best_pos = 0;
       for (int d = 0; d < D; ++d) {
-        const double len = p.op_time(v, d);
+        const double len = p.task_time(v, d, p.op_time(v, d));
         if (len == kInfeasibleTime) continue;
         std::size_t pos = 0;
-        const double start = earliest_gap(slots[d], edges.data_ready(v, d, device, finish), len, pos);
+        const double start = earliest_gap(slots[d], edges.data_ready(v, d, device, finish), len, p.wake_time(d), pos);
         const double end = start + len;
         if (best >= 0 && end > best_end) continue;
         const double aff = successor_affinity(p, edges, v, d);

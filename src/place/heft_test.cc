@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "cost/execution_model.h"
 #include "io/model.h"
 #include "place/placer.h"
 #include "sim/simulator.h"
@@ -62,6 +63,26 @@ TEST(Heft, IndependentOpsBothGoToTheFastDevice) {
   b.g.finalize();
   Problem pb(b.g, two_devices(), &b.table);
   EXPECT_EQ(heft(pb), (Placement{1, 1}));
+}
+
+// Under an execution model HEFT charges what the executor does (Problem::task_time, wake_time,
+// transfer_time): a -> b -> c with seconds cpu / gpu a 1 / 4, b 5 / 1, c 1 / 3. On the idealised
+// model c goes back to the cpu (0.5 + 1 after b ends at 2.5 on the gpu: 4 against 5.5); with a
+// 2 s wake-up of the idle cpu it stays on the gpu (2.4 + 0.4 + 2 + 1.1 = 5.9 against 5.4).
+TEST(Heft, UnderAnExecutionModelChargesTheIdleWorkersWakeUp) {
+  Builder b;
+  b.op("a", {}, 1, 4);
+  b.op("b", {"a"}, 5, 1);
+  b.op("c", {"b"}, 1, 3);
+  b.g.finalize();
+  Problem plain(b.g, two_devices(), &b.table);
+  EXPECT_EQ(heft(plain), (Placement{0, 1, 0}));
+  Problem executed(b.g, two_devices(), &b.table);
+  ExecutionModel m;
+  m.devices = {{.device = "cpu", .dispatch = 0.1, .wake = 2}, {.device = "gpu"}};  // both synchronous
+  m.crossings = {{"cpu", "gpu", 0.2, 1000}, {"gpu", "cpu", 0.2, 1000}};  // 100-byte tensors: 0.1 s
+  executed.set_execution(m, "");
+  EXPECT_EQ(heft(executed), (Placement{0, 1, 1}));
 }
 
 TEST(Heft, InsertionFillsAnIdleGap) {

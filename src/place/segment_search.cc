@@ -174,7 +174,7 @@ std::vector<std::vector<int>> segment_units(const Problem& p) {
   // one starts, so a branch forms one stretch of the order. The newly ready blocks go on the
   // stack worst first, the best (highest leader rank) on top. Chosen over highest-rank-first
   // (breadth-first, the learned placer's own order) and the graph's numbering on 24 random cost
-  // graphs (docs/learned.md).
+  // graphs (docs/design/learned.md).
   std::vector<int> waiting(B), stack, ready;
   auto push = [&] {
     std::sort(ready.begin(), ready.end(), [&](int x, int y) { return first(leader[y], leader[x]); });

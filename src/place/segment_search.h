@@ -1,4 +1,4 @@
-// Segment search: a local search for the latency model of Tarnawski et al. (docs/tarnawski.md)
+// Segment search: a local search for the latency model of Tarnawski et al. (docs/design/tarnawski.md)
 // whose moves keep the shape good placements there have. Lay the colour-class blocks out in one
 // topological order; a placement is then a sequence of segments (maximal runs of consecutive
 // blocks on one device). A move shifts the boundary between two neighbouring segments (by 1, 2,

@@ -1,4 +1,4 @@
-// Placers for the latency model of Tarnawski et al. (docs/tarnawski.md):
+// Placers for the latency model of Tarnawski et al. (docs/design/tarnawski.md):
 //  - "tarnawski-greedy": their published greedy baseline (latency-greedy/greedy.cpp).
 //  - "tarnawski-dp": ours. Blocks (colour classes fused with class cycles) in a topological
 //    order are cut into contiguous segments, each on the CPU or on its own accelerator; a

@@ -1,5 +1,5 @@
 // Placement under the latency model of Tarnawski et al. (NeurIPS 2020; see
-// tarnawski_objective.h and docs/tarnawski.md): a reusable evaluator, the colour-class blocks
+// tarnawski_objective.h and docs/design/tarnawski.md): a reusable evaluator, the colour-class blocks
 // both placers work on, their published greedy baseline and our segment DP + local search.
 #pragma once
 

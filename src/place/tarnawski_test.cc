@@ -1,6 +1,6 @@
 // Tests of the Tarnawski latency model and its placers: hand-computed tiny cases, a naive
 // reference implementation compared on random DAGs and placements, and the published graphs
-// (which also print the results table of docs/tarnawski.md).
+// (which also print the results table of docs/design/tarnawski.md).
 #include <algorithm>
 #include <chrono>
 #include <cmath>

@@ -202,7 +202,7 @@ PYBIND11_MODULE(_devplace, m) {
         judge(w, p);
         export_onnx_with_placement(w.problem().graph().source(), w.problem().graph(), w.problem().cluster(), p, path);
       },
-      "Writes a copy of the ONNX model whose nodes carry their device (docs/placement-export.md).", py::arg("workload"),
+      "Writes a copy of the ONNX model whose nodes carry their device (docs/guide/placement-export.md).", py::arg("workload"),
       py::arg("placement"), py::arg("path"));
   m.def(
       "write_openvino_affinity",
@@ -327,7 +327,7 @@ PYBIND11_MODULE(_devplace, m) {
         o.chains_only = chains_only;
         return owned_array(coarsen(w.problem().graph(), o).group_of_op);
       },
-      "The co-location groups of HSDAG's coarsening (docs/hsdag.md): per op its group, int32 [num_ops]; groups are "
+      "The co-location groups of HSDAG's coarsening (docs/design/hsdag.md): per op its group, int32 [num_ops]; groups are "
       "numbered in a topological order (every edge goes from a lower to a higher group). chains_only=True keeps "
       "parallel branches apart (the default preset's).",
       py::arg("workload"), py::arg("chains_only") = true);

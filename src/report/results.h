@@ -1,4 +1,4 @@
-// Markdown writers for benchmark reports (docs/results.md): a small table type, number
+// Markdown writers for benchmark reports (docs/results/benchmark.md): a small table type, number
 // formatting shared by every table, the methods x models grid of the paper's main table, and
 // the machine description printed at the top of a report. Pure functions except
 // machine_info(), which reads /proc/cpuinfo and runs `git rev-parse`.

@@ -1,6 +1,6 @@
 // The execution model against real runs: fitted on part of the measurements of the shared H200
 // machine (../shared/data/h200-2026-12-04: one CPU worker + one H200, the executor of f786e20 with
-// blocking copies), it must predict the rest. The figures are printed (docs/cost-model.md quotes
+// blocking copies), it must predict the rest. The figures are printed (docs/design/cost-model.md quotes
 // them).
 #include "sim/calibrate.h"
 
@@ -101,9 +101,9 @@ TEST(Calibrate, FittedOnRandomPlacementsPredictsThePlacersOnTheH200) {
 }
 
 // Again on the H200, with the executor's asynchronous copies (tests/data/execution/h200-async-*,
-// measured by tools/gpu_execution_checks.sh's steps; docs/gpu-checks-2026-12-04.log). Inception-V3
+// measured by tools/gpu_execution_checks.sh's steps; docs/results/gpu-checks-2026-12-04.log). Inception-V3
 // only: on ResNet-50 the link model already predicts within the noise, and on BERT-base the model
-// is still optimistic with these copies (docs/cost-model.md).
+// is still optimistic with these copies (docs/design/cost-model.md).
 TEST(Calibrate, FittedOnRandomPlacementsPredictsThePlacersOnTheH200WithAsyncCopies) {
   const std::string root = DEVPLACE_SOURCE_DIR;
   for (const char* model : {"inception_v3"}) {
