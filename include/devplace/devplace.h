@@ -27,7 +27,8 @@ class Problem;  // internal: graph + cluster + costs
 struct WorkloadSpec {
   std::string model;  // a model file (ONNX, OpenVINO IR .xml, devplace or Tarnawski JSON) or a bundled name
   std::vector<std::string> inputs;  // input shape bindings, "name=1,3,224,224"
-  std::string cluster;              // a cluster file (TOML/JSON) or preset name; empty: the model's own, else "paper"
+  std::string cluster;              // a cluster file (TOML/JSON), a preset name or "local" (this machine:
+                                    // a CPU worker per core and its CUDA GPUs); empty: the model's own, else "paper"
   std::string costs;                // optional cost table (JSON) overriding the cost model for the ops it names
   bool fusion = true;               // false: every op its own kernel (the cluster's fusion rules ignored)
 };

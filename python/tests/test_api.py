@@ -135,6 +135,17 @@ def test_readme_quick_start_runs_as_written(tmp_path):
     assert (tmp_path / "resnet50_trace.json").exists()
 
 
+def test_readme_examples_are_the_example_files():
+    # The README shows examples/quickstart.cpp (built and run by CTest) and examples/quickstart.py
+    # (run above) byte for byte, so what a reader copies is what the tests run.
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    cpp = re.search(r"```cpp\n(.*?)```", readme, re.S)
+    py = re.search(r"<!-- python-quick-start -->\s*```python\n(.*?)```", readme, re.S)
+    assert cpp and py, "README lacks its C++ or Python example"
+    assert cpp.group(1) == open(os.path.join(ROOT, "examples", "quickstart.cpp")).read()
+    assert py.group(1) == open(os.path.join(ROOT, "examples", "quickstart.py")).read()
+
+
 def test_help_reads_well():
     assert "placer" in devplace.place.__doc__
     assert "Args" in devplace.load.__doc__ and "torch.onnx" in devplace.from_torch.__doc__

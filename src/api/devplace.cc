@@ -7,6 +7,7 @@
 
 #include "cost/cost_model.h"
 #include "exec/executor.h"
+#include "exec/local_gpus.h"
 #include "exec/measure.h"
 #include "io/model.h"
 #include "io/placement_io.h"
@@ -29,7 +30,9 @@ Workload& Workload::operator=(Workload&&) noexcept = default;
 
 Workload Workload::load(const WorkloadSpec& spec) {
   auto impl = std::make_unique<Impl>();
-  impl->loaded = load_problem(spec.model, spec.inputs, spec.cluster, spec.costs, spec.fusion);
+  LocalCluster local;
+  if (spec.cluster == "local") local.cluster = local_cluster();
+  impl->loaded = load_problem(spec.model, spec.inputs, spec.cluster, spec.costs, spec.fusion, local);
   return Workload(std::move(impl));
 }
 

@@ -270,6 +270,31 @@ TEST(Cli, ProfileWritesCostsAndValidatesThem) {
   EXPECT_EQ(s.status, 0) << s.output;
 }
 
+// Without --cluster, run and profile use this machine ("local": a CPU worker per core, the CUDA
+// GPUs LibTorch sees), which `cluster --local` writes out as a file that loads.
+TEST(Cli, RunAndProfileDefaultToThisMachine) {
+  const std::string file = ::testing::TempDir() + "/local.toml";
+  Result c = devplace("cluster --local -o " + file);
+  ASSERT_EQ(c.status, 0) << c.output;
+  Result info = devplace("simulate resnet50 --device cpu0 --cluster " + file);
+  ASSERT_EQ(info.status, 0) << info.output;
+  const std::string small = "resnet50 --input input=1,3,32,32 ";
+  Result r = devplace("run " + small + "--runs 2 --warmup 0 --json");
+  ASSERT_EQ(r.status, 0) << r.output;
+  auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["cluster"], "local");
+  ASSERT_EQ(j["placements"].size(), 1u);
+  EXPECT_EQ(j["placements"][0]["label"], "all on cpu0");
+  const std::string costs = ::testing::TempDir() + "/local-costs.json";
+  Result p = devplace("profile " + small + "--runs 2 --validate 1 -o " + costs);
+  ASSERT_EQ(p.status, 0) << p.output;
+  const std::string table = read_file(costs);
+  EXPECT_NE(table.find("\"cpu0\""), std::string::npos);
+  EXPECT_NE(table.find("\"execution\""), std::string::npos);
+  Result s = devplace("simulate " + small + "--cluster local --costs " + costs);
+  EXPECT_EQ(s.status, 0) << s.output;
+}
+
 TEST(Cli, CalibrateFitsAMeasuredRunAndPredictsTheRowsHeldOut) {
   const std::string dir = "tests/data/execution/local2-inception_v3/";
   const std::string out = ::testing::TempDir() + "/calibrated.json";

@@ -3,8 +3,8 @@
 #include <filesystem>
 #include <memory>
 
-#include "benchmark/equal_budget.h"
-#include "benchmark/report_run.h"
+#include "benchmark_report/equal_budget.h"
+#include "benchmark_report/report_run.h"
 #include "cli/command_list.h"
 
 namespace devplace::cli {

@@ -10,7 +10,7 @@
 
 #include "cli/command_list.h"
 #include "cli/process_runs.h"
-#include "dist/link_profile.h"
+#include "distributed/link_profile.h"
 #include "exec/measure.h"
 #include "exec/profiler.h"
 #include "place/random_placement.h"
@@ -131,6 +131,7 @@ void add_profile_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* cmd =
       app.add_subcommand("profile", "Measure each op on each worker and each copy; write a cost table (--costs)");
+  a->model.local_by_default = true;  // profiles this machine unless told otherwise
   add_model_options(*cmd, a->model);
   cmd->add_option("-o,--output", a->out, "Cost table to write (JSON)")->required();
   cmd->add_option("--runs", a->runs, "Timed runs per worker; the table keeps medians (default 5)")

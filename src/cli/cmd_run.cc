@@ -83,6 +83,7 @@ void add_run_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand(
       "run", "Run placed models for real on the cluster's workers (docs/design/execution.md) and measure their latency");
+  a->model.local_by_default = true;  // runs on this machine unless told otherwise
   add_model_options(*cmd, a->model);
   auto* p = cmd->add_option("--placement,-p", a->placements,
                             "Placement file (JSON: op name -> device name); repeat to compare placements");

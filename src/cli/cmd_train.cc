@@ -9,7 +9,7 @@
 #include "cli/command_list.h"
 #include "cli/process_runs.h"
 #include "cli/training_output.h"
-#include "dist/replica_reward.h"
+#include "distributed/replica_reward.h"
 #include "exec/measure.h"
 #include "io/placement_io.h"
 #include "learn/hsdag.h"

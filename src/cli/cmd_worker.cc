@@ -10,8 +10,8 @@
 
 #include "cli/command_list.h"
 #include "cli/process_runs.h"
-#include "dist/link_profile.h"
-#include "dist/process_exchange.h"
+#include "distributed/link_profile.h"
+#include "distributed/process_exchange.h"
 #include "exec/measure.h"
 #include "sim/simulator.h"
 #include "util/error.h"

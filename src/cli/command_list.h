@@ -24,6 +24,8 @@ void add_search_options(CLI::App& cmd, SearchArgs& s);
 PlaceOptions place_options(const SearchArgs& s);
 
 void add_info_command(CLI::App& app);
+// `cluster --local`: this machine as a cluster file; cmd_cluster.cc.
+void add_cluster_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);
 void add_costs_command(CLI::App& app);
 void add_export_command(CLI::App& app);

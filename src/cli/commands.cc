@@ -16,7 +16,11 @@ void add_model_options(CLI::App& cmd, ModelOptions& opts, bool with_cluster) {
   if (with_cluster) {
     cmd.add_option(
         "--cluster,-c", opts.cluster,
-        "Cluster file (.toml, .json) or preset (paper, server, nvlink4); default: the model's own devices, else paper");
+        opts.local_by_default
+            ? "Cluster file (.toml, .json), preset (paper, server, nvlink4) or local (this machine: devplace cluster "
+              "--local); default: the model's own devices, else local"
+            : "Cluster file (.toml, .json), preset (paper, server, nvlink4) or local (this machine: devplace cluster "
+              "--local); default: the model's own devices, else paper");
     cmd.add_option("--costs", opts.costs, "Cost table (JSON) overriding the roofline model for the ops it names");
     cmd.add_flag("--no-fusion{false}", opts.fusion,
                  "Cost every op as its own kernel (ignore the cluster's fusion rules; docs/design/cost-model.md)");
@@ -31,6 +35,7 @@ int run(int argc, char** argv) {
   app.add_flag("--quiet,-q", quiet, "No progress or warnings on stderr");
   app.parse_complete_callback([&] { log::set_quiet(quiet); });
   add_info_command(app);
+  add_cluster_command(app);
   add_simulate_command(app);
   add_costs_command(app);
   add_export_command(app);

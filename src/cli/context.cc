@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "exec/local_gpus.h"
 #include "io/placement_io.h"
 #include "util/error.h"
 
@@ -11,7 +12,10 @@ namespace devplace::cli {
 Model load_model_only(const ModelOptions& opts) { return load_model(opts.model, import_options(opts.inputs)); }
 
 std::unique_ptr<Context> load_context(const ModelOptions& opts) {
-  return load_problem(opts.model, opts.inputs, opts.cluster, opts.costs, opts.fusion);
+  LocalCluster local;
+  local.by_default = opts.local_by_default;
+  if (opts.cluster == "local" || (opts.cluster.empty() && opts.local_by_default)) local.cluster = local_cluster();
+  return load_problem(opts.model, opts.inputs, opts.cluster, opts.costs, opts.fusion, local);
 }
 
 Placement placement_from_options(const Graph& g, const Cluster& c, const std::string& placement_file,

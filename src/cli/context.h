@@ -15,9 +15,10 @@ namespace devplace::cli {
 struct ModelOptions {
   std::string model;                // path or bundled name
   std::vector<std::string> inputs;  // "name=1,128" bindings
-  std::string cluster;              // path or preset; empty: the model's own, else "paper"
+  std::string cluster;              // path, preset or "local"; empty: the model's own, else "paper"
   std::string costs;                // optional cost table overriding the roofline
   bool fusion = true;               // false: --no-fusion, one kernel per op
+  bool local_by_default = false;    // empty and no devices in the model file: "local" (run, profile)
 };
 
 using Context = LoadedProblem;  // io/model.h

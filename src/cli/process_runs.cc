@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "dist/link_profile.h"
+#include "distributed/link_profile.h"
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "util/stats.h"

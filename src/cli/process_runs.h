@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "cli/command_list.h"
-#include "dist/process_exchange.h"
-#include "dist/process_group.h"
+#include "distributed/process_exchange.h"
+#include "distributed/process_group.h"
 #include "exec/measure.h"
 
 namespace devplace::cli {

@@ -98,22 +98,18 @@ void check_limits(const Graph& g, const ModelLimits& limits) {
 
 namespace {
 
-// The cluster `model` is placed on: `spec` when given, else the file's own devices, else
-// "paper"; `resolved_spec` gets the spec used.
-Cluster resolve_cluster(const Model& model, const std::string& spec, std::string& resolved_spec) {
+// The cluster `model` is placed on (see load_problem); `resolved_spec` gets the spec used.
+Cluster resolve_cluster(const Model& model, const std::string& spec, const LocalCluster& local,
+                        std::string& resolved_spec) {
   std::string used = spec;
-  Cluster cluster;
-  if (!spec.empty()) {
-    cluster = load_cluster(spec);
-  } else if (model.cluster) {
-    cluster = *model.cluster;
-    used = cluster.name;
-  } else {
-    used = "paper";
-    cluster = load_cluster(used);
+  if (used.empty() && !model.cluster) used = local.by_default ? "local" : "paper";
+  resolved_spec = used.empty() ? model.cluster->name : used;
+  if (used == "local") {
+    if (!local.cluster)
+      throw Error("local", "", "the cluster of this machine is described by the executor, which this caller does not have");
+    return *local.cluster;
   }
-  resolved_spec = used;
-  return cluster;
+  return used.empty() ? *model.cluster : load_cluster(used);
 }
 
 // The model's own costs with those of `costs_file` (optional) on top.
@@ -150,10 +146,10 @@ ImportOptions import_options(const std::vector<std::string>& inputs) {
 
 std::unique_ptr<LoadedProblem> load_problem(const std::string& model_spec, const std::vector<std::string>& inputs,
                                             const std::string& cluster_spec, const std::string& costs_file,
-                                            bool fusion) {
+                                            bool fusion, const LocalCluster& local) {
   auto lp = std::make_unique<LoadedProblem>();
   lp->model = load_model(model_spec, import_options(inputs));
-  Cluster cluster = resolve_cluster(lp->model, cluster_spec, lp->cluster_spec);
+  Cluster cluster = resolve_cluster(lp->model, cluster_spec, local, lp->cluster_spec);
   if (!fusion) cluster = without_fusion(std::move(cluster));
   CostTable table = merged_costs(lp->model, cluster, costs_file);
   lp->problem = std::make_unique<Problem>(lp->model.graph, std::move(cluster), table.empty() ? nullptr : &table);

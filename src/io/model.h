@@ -61,13 +61,22 @@ struct LoadedProblem {
   std::unique_ptr<Problem> problem;
 };
 
+// The cluster "local" (this machine, exec/local_gpus.h: only a caller that links the executor
+// can describe it) and whether it replaces "paper" when neither the command nor the model file
+// names a cluster (`run` and `profile`).
+struct LocalCluster {
+  std::optional<Cluster> cluster;
+  bool by_default = false;
+};
+
 // `model_spec`: a model file or bundled name; `inputs`: "name=1,128" bindings; `cluster_spec`:
-// a cluster file or preset, empty for the file's own devices, else "paper"; `costs_file`
-// (optional): a cost table whose entries override the model's costs. Throws Error naming the
-// file (and op) for bad input, e.g. a cost for an op the model lacks or a device the cluster lacks.
-// `fusion` false costs every op as its own kernel (the cluster's fusion rules dropped).
+// a cluster file, a preset or "local", empty for the file's own devices, else "paper" (or
+// "local", see LocalCluster); `costs_file` (optional): a cost table whose entries override the
+// model's costs. Throws Error naming the file (and op) for bad input, e.g. a cost for an op the
+// model lacks or a device the cluster lacks. `fusion` false costs every op as its own kernel
+// (the cluster's fusion rules dropped).
 std::unique_ptr<LoadedProblem> load_problem(const std::string& model_spec, const std::vector<std::string>& inputs,
                                             const std::string& cluster_spec, const std::string& costs_file,
-                                            bool fusion = true);
+                                            bool fusion = true, const LocalCluster& local = {});
 
 }  // namespace devplace

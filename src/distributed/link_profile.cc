@@ -1,4 +1,4 @@
-#include "dist/link_profile.h"
+#include "distributed/link_profile.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "dist/process_exchange.h"
+#include "distributed/process_exchange.h"
 #include "util/error.h"
 
 namespace devplace {

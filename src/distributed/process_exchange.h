@@ -3,7 +3,7 @@
 // stream per pair of processes (two tags, in order). Torch-free.
 #pragma once
 
-#include "dist/process_group.h"
+#include "distributed/process_group.h"
 #include "exec/tensor_exchange.h"
 
 namespace devplace {

@@ -16,7 +16,7 @@
 #include <set>
 #include <string>
 
-#include "dist/process_group.h"
+#include "distributed/process_group.h"
 #include "util/error.h"
 #include "util/files.h"
 

@@ -1,4 +1,4 @@
-#include "dist/replica_reward.h"
+#include "distributed/replica_reward.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,7 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "dist/link_profile.h"
+#include "distributed/link_profile.h"
 #include "util/error.h"
 
 namespace devplace {

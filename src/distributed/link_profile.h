@@ -12,7 +12,7 @@
 
 #include "cost/cluster.h"
 #include "cost/cost_table.h"
-#include "dist/process_group.h"
+#include "distributed/process_group.h"
 
 namespace devplace {
 

@@ -1,4 +1,4 @@
-#include "dist/process_exchange.h"
+#include "distributed/process_exchange.h"
 
 #include <cstring>
 

@@ -1,5 +1,5 @@
 // The one LibTorch translation unit of dist/: c10d's TCPStore and ProcessGroupGloo.
-#include "dist/process_group.h"
+#include "distributed/process_group.h"
 
 #include <torch/torch.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>

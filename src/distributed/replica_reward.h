@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "dist/process_group.h"
+#include "distributed/process_group.h"
 #include "learn/reward.h"
 
 namespace devplace {
