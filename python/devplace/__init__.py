@@ -11,9 +11,12 @@ the runtime that executes it::
     devplace.write_trace(w, p, "trace.json")               # chrome://tracing
 
 A placement is a list of device indices, one per op in ``w.op_names`` order; device i is
-``w.device_names[i]``. Errors in input (a missing file, an unknown placer, a bad binding) raise
-:class:`devplace.Error`, a ``ValueError`` whose ``file``, ``node`` and ``reason`` say where and
-what. Long calls release the GIL; :func:`train` can be interrupted with Ctrl-C.
+``w.device_names[i]``. Errors raise :class:`devplace.Error`, a ``ValueError`` whose ``file``,
+``node``, ``reason`` and ``kind`` say where and what, as one subclass per kind:
+:class:`InvalidArgumentError` (a value or option the call does not accept, a bad binding),
+:class:`NotFoundError` (a missing file, an unknown placer, model, preset, op or device),
+:class:`CorruptError` (a file that does not parse), :class:`UnsupportedError` (valid input devplace
+cannot handle) and :class:`FileIOError` (reading or writing failed). Long calls release the GIL; :func:`train` can be interrupted with Ctrl-C.
 """
 from __future__ import annotations
 
@@ -27,8 +30,13 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 from ._devplace import (  # noqa: F401  (re-exported)
     EpisodeProgress,
     ScheduleEnv,
+    CorruptError,
     Error,
     ExecutionResult,
+    FileIOError,
+    InvalidArgumentError,
+    NotFoundError,
+    UnsupportedError,
     TrainSummary,
     Verdict,
     Workload,
@@ -54,7 +62,8 @@ from ._devplace import (  # noqa: F401  (re-exported)
 from .env import PlacementEnv  # noqa: E402
 
 __all__ = [
-    "EpisodeProgress", "Error", "ExecutionResult", "PlacementEnv", "ScheduleEnv", "TrainSummary", "Verdict",
+    "CorruptError", "EpisodeProgress", "Error", "ExecutionResult", "FileIOError", "InvalidArgumentError",
+    "NotFoundError", "PlacementEnv", "UnsupportedError", "ScheduleEnv", "TrainSummary", "Verdict",
     "Workload", "compare", "edges", "execute", "format_table", "from_torch", "groups", "judge", "load",
     "node_features", "op_times", "place", "placer_names", "profile", "random_episodes_per_second", "read_placement",
     "simulate", "train", "write_onnx", "write_openvino_affinity", "write_placement", "write_trace",

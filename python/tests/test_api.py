@@ -93,6 +93,28 @@ def test_bad_input_raises_clear_errors(resnet):
         devplace.load("resnet50", cluster="no-such-cluster")
 
 
+def test_each_kind_of_error_has_its_class(resnet, tmp_path):
+    # One class per kind, each a devplace.Error: callers tell a missing file from a corrupt one.
+    with pytest.raises(devplace.NotFoundError) as missing:
+        devplace.load(str(tmp_path / "missing.onnx"))
+    assert missing.value.kind == "not found" and isinstance(missing.value, devplace.Error)
+    with pytest.raises(devplace.NotFoundError):
+        devplace.place(resnet, "no-such-placer")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07garbage that is not protobuf")
+    with pytest.raises(devplace.CorruptError) as corrupt:
+        devplace.load(str(bad))
+    assert corrupt.value.file == str(bad) and corrupt.value.kind == "corrupt"
+    with pytest.raises(devplace.InvalidArgumentError):
+        devplace.judge(resnet, [5] * resnet.num_ops)
+    (tmp_path / "a-file").write_text("")
+    with pytest.raises(devplace.FileIOError):  # its folder would have to be inside a file
+        devplace.write_placement(resnet, devplace.place(resnet, "heft"), str(tmp_path / "a-file" / "p.json"))
+    for kind in (devplace.InvalidArgumentError, devplace.NotFoundError, devplace.CorruptError,
+                 devplace.UnsupportedError, devplace.FileIOError):
+        assert issubclass(kind, devplace.Error) and kind is not devplace.Error
+
+
 def test_train_reports_progress_and_stops_on_an_exception(resnet):
     seen = []
     r = devplace.train(resnet, episodes=2, samples=4, progress=lambda e: seen.append((e.episode, e.episodes)))

@@ -86,7 +86,7 @@ TrainSummary fine_tune_learned(const Workload& w, const TrainOptions& options) {
   c.samples = options.samples > 0 ? options.samples : 20;
   c.lr = 3e-3;  // as the learned-tuned placer
   if (options.tuning != "expert" && options.tuning != "policy_gradient")
-    throw Error("", "", "train: unknown tuning '" + options.tuning + "' (expert or policy_gradient)");
+    throw Error("", "", "train: unknown tuning '" + options.tuning + "' (expert or policy_gradient)", ErrorKind::not_found);
   c.tuning = options.tuning == "expert" ? ListPolicyConfig::Tuning::expert : ListPolicyConfig::Tuning::policy_gradient;
   const int updates = options.episodes > 0 ? options.episodes : 3;
   std::unique_ptr<Reward> reward = make_reward(w.problem(), options.objective);

@@ -21,7 +21,7 @@ namespace {
 
 std::set<std::string> read_known_failures(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw Error(path, "", "cannot read the list of known failures");
+  if (!in) throw Error(path, "", "cannot read the list of known failures", ErrorKind::io);
   std::set<std::string> names;
   std::string line;
   while (std::getline(in, line)) {

@@ -11,7 +11,7 @@
 #include "cost/cost_table.h"
 #include "learn/list_policy.h"
 #include "learn/move_policy.h"
-#include "learn/reward.h"
+#include "place/reward.h"
 #include "learn/training_corpus.h"
 #include "place/placer.h"
 #include "util/error.h"
@@ -283,7 +283,7 @@ void add_pretrain_command(CLI::App& app) {
     c.imitation_iterations = a->imitation, c.iterations = a->iterations;
     c.imitation_placer = a->imitate, c.imitation_budget = a->imitate_budget;
     if (!c.imitation_placer.empty() && !classical_placers().contains(c.imitation_placer))
-      throw Error("", "", "--imitate " + c.imitation_placer + ": not a classical placer (devplace place --help lists them)");
+      throw Error("", "", "--imitate " + c.imitation_placer + ": not a classical placer (devplace place --help lists them)", ErrorKind::not_found);
     c.expert_iterations = a->expert, c.expert_budget = a->expert_budget, c.expert_steps = a->expert_steps;
     c.objective = objective;
     c.pg.entropy_start = 0.01, c.pg.entropy_end = 0.0, c.pg.lr_end_share = 0.1;

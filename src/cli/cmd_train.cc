@@ -71,7 +71,7 @@ void apply_features(const std::string& spec, FeatureOptions& f) {
     else
       throw Error(
           "", "",
-          "unknown feature group '" + g + "' (op_type, degree, shape, position, fractal, node_id, cost, structure)");
+          "unknown feature group '" + g + "' (op_type, degree, shape, position, fractal, node_id, cost, structure)", ErrorKind::not_found);
   }
 }
 

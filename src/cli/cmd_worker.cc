@@ -57,7 +57,7 @@ class JobRunner {
       ex_->run_share(placement, j.at("device_ranks").get<std::vector<int>>(), group_.rank(), x);
       return {};
     }
-    if (kind != "measure") throw Error("", "", "unknown job kind '" + kind + "'");
+    if (kind != "measure") throw Error("", "", "unknown job kind '" + kind + "'", ErrorKind::not_found);
     if (const double fake_ms = j.value("fake_ms", 0.0); fake_ms > 0) {
       std::this_thread::sleep_for(std::chrono::microseconds(static_cast<std::int64_t>(fake_ms * 1000)));
       return nlohmann::json{{"latency", Simulator(*ctx_->problem).makespan(placement)}}.dump();

@@ -23,7 +23,7 @@ Placement placement_from_options(const Graph& g, const Cluster& c, const std::st
   if (!placement_file.empty()) return read_placement(placement_file, g, c);
   const std::string dev = device.empty() ? c.devices[0].name : device;
   const int d = c.find_device(dev);
-  if (d < 0) throw Error(model_spec, "", "cluster '" + c.name + "' has no device '" + dev + "'");
+  if (d < 0) throw Error(model_spec, "", "cluster '" + c.name + "' has no device '" + dev + "'", ErrorKind::not_found);
   return Placement(g.num_ops(), d);
 }
 

@@ -52,10 +52,10 @@ int Cluster::first_of_kind(const std::string& kind) const {
 }
 
 void Cluster::validate(const std::string& file) const {
-  if (devices.empty()) throw Error(file, "", "cluster has no devices");
+  if (devices.empty()) throw Error(file, "", "cluster has no devices", ErrorKind::invalid_argument);
   for (int i = 0; i < num_devices(); ++i) {
     const Device& d = devices[i];
-    if (d.name.empty()) throw Error(file, "", "device #" + std::to_string(i) + " has no name");
+    if (d.name.empty()) throw Error(file, "", "device #" + std::to_string(i) + " has no name", ErrorKind::corrupt);
     if (find_device(d.name) != i) throw Error(file, d.name, "duplicate device name");
     if (d.kind != "cpu" && d.kind != "gpu" && d.kind != "accel")
       throw Error(file, d.name, "device kind must be cpu, gpu or accel, not '" + d.kind + "'");
@@ -109,7 +109,7 @@ Link parse_link(const json& j, const Cluster& c, const std::string& file, bool n
     where = "link " + from + "->" + to;
     l.src = c.find_device(from);
     l.dst = c.find_device(to);
-    if (l.src < 0 || l.dst < 0) throw Error(file, where, "unknown device '" + (l.src < 0 ? from : to) + "'");
+    if (l.src < 0 || l.dst < 0) throw Error(file, where, "unknown device '" + (l.src < 0 ? from : to) + "'", ErrorKind::not_found);
     if (l.src == l.dst) throw Error(file, where, "a link needs two distinct devices");
   }
   l.bandwidth = number(j, "bandwidth_gbs", 16, file, where) * 1e9;
@@ -146,7 +146,7 @@ Cluster cluster_from_json(const json& j, const std::string& file) {
   c.name = j.value("name", std::filesystem::path(file).stem().string());
   c.description = j.value("description", "");
   auto devs = j.find("devices");
-  if (devs == j.end() || !devs->is_array() || devs->empty()) throw Error(file, "", "cluster has no 'devices' list");
+  if (devs == j.end() || !devs->is_array() || devs->empty()) throw Error(file, "", "cluster has no 'devices' list", ErrorKind::corrupt);
   for (auto& d : *devs) {
     Device dev;
     dev.name = d.value("name", "");
@@ -180,7 +180,7 @@ Cluster cluster_from_json(const json& j, const std::string& file) {
   }
   // Check devices first so that link errors can name them.
   for (int i = 0; i < c.num_devices(); ++i)
-    if (c.devices[i].name.empty()) throw Error(file, "", "device #" + std::to_string(i) + " has no name");
+    if (c.devices[i].name.empty()) throw Error(file, "", "device #" + std::to_string(i) + " has no name", ErrorKind::corrupt);
   if (auto dl = j.find("default_link"); dl != j.end()) {
     Link base = parse_link(*dl, c, file, false);
     for (int s = 0; s < c.num_devices(); ++s)
@@ -247,7 +247,7 @@ Cluster load_cluster(const std::string& spec) {
     if (std::find(presets.begin(), presets.end(), spec) == presets.end()) {
       std::string list;
       for (auto& p : presets) list += (list.empty() ? "" : ", ") + p;
-      throw Error(spec, "", "no such cluster file or preset (presets: " + list + ")");
+      throw Error(spec, "", "no such cluster file or preset (presets: " + list + ")", ErrorKind::not_found);
     }
     path = home_dir() + "/clusters/" + spec + ".toml";
   }
@@ -259,19 +259,19 @@ Cluster load_cluster(const std::string& spec) {
     } catch (const toml::parse_error& e) {
       throw Error(path, "",
                   std::string("invalid TOML at line ") + std::to_string(e.source().begin.line) + ": " +
-                      std::string(e.description()));
+                      std::string(e.description()), ErrorKind::corrupt);
     }
   } else {
     try {
       j = json::parse(text);
     } catch (const json::exception& e) {
-      throw Error(path, "", std::string("invalid JSON: ") + e.what());
+      throw Error(path, "", std::string("invalid JSON: ") + e.what(), ErrorKind::corrupt);
     }
   }
   try {
     return cluster_from_json(j, path);
   } catch (const json::exception& e) {
-    throw Error(path, "", std::string("malformed cluster: ") + e.what());
+    throw Error(path, "", std::string("malformed cluster: ") + e.what(), ErrorKind::corrupt);
   }
 }
 

@@ -115,7 +115,7 @@ Problem::Problem(const Graph& graph, Cluster cluster, const CostTable* overrides
       const int s = cluster_.find_device(m.from), d = cluster_.find_device(m.to);
       if (s < 0 || d < 0 || s == d)
         throw Error(overrides->file, "link " + m.from + " -> " + m.to,
-                    "names no pair of devices of cluster '" + cluster_.name + "'");
+                    "names no pair of devices of cluster '" + cluster_.name + "'", ErrorKind::not_found);
       link_latency_[s * D + d] = m.latency;
       link_inv_bw_[s * D + d] = 1.0 / m.bandwidth;
       measured_link_[s * D + d] = 1;
@@ -142,11 +142,11 @@ void Problem::set_execution(const ExecutionModel& model, const std::string& file
   const ExecutionModel defaults = default_execution_model(cluster_, model.copies);
   for (const DeviceExecution& d : model.devices)
     if (cluster_.find_device(d.device) < 0)
-      throw Error(file, "execution device " + d.device, "cluster '" + cluster_.name + "' has no such device");
+      throw Error(file, "execution device " + d.device, "cluster '" + cluster_.name + "' has no such device", ErrorKind::not_found);
   for (const CrossingExecution& c : model.crossings)
     if (cluster_.find_device(c.from) < 0 || cluster_.find_device(c.to) < 0)
       throw Error(file, "execution crossing " + c.from + " -> " + c.to,
-                  "names no pair of devices of cluster '" + cluster_.name + "'");
+                  "names no pair of devices of cluster '" + cluster_.name + "'", ErrorKind::not_found);
   for (int d = 0; d < D; ++d) {
     const std::string& name = cluster_.devices[d].name;
     const DeviceExecution* x = model.device(name);

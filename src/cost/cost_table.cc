@@ -16,7 +16,7 @@ using nlohmann::json;
 // "execution": {...} (cost/execution_model.h)}.
 CostTable cost_table_from_json(const json& j, const std::string& file) {
   if (!j.is_object() || j.value("format", "") != "devplace-costs")
-    throw Error(file, "", "not a devplace cost table (expected \"format\": \"devplace-costs\")");
+    throw Error(file, "", "not a devplace cost table (expected \"format\": \"devplace-costs\")", ErrorKind::corrupt);
   CostTable t;
   auto check = [&](const std::string& node, const json& v) {
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)

@@ -69,7 +69,7 @@ std::vector<FusionRule> parse_fusion_rules(const std::vector<std::string>& names
     if (it == std::end(kRules)) {
       std::string known;
       for (FusionRule k : kRules) known += std::string(known.empty() ? "" : ", ") + fusion_rule_name(k);
-      throw Error(file, device, "unknown fusion rule '" + name + "' (known: " + known + ")");
+      throw Error(file, device, "unknown fusion rule '" + name + "' (known: " + known + ")", ErrorKind::not_found);
     }
     rules.push_back(*it);
   }

@@ -142,7 +142,7 @@ void serve_worker(ProcessGroup& g, int die_after, const std::function<std::strin
       continue;
     }
     if ((req[0] != kEcho && req[0] != kEchoTensor) || req[1] < 1 || req[2] < 0)
-      throw Error("rank 0", "", "unknown request " + std::to_string(req[0]));
+      throw Error("rank 0", "", "unknown request " + std::to_string(req[0]), ErrorKind::not_found);
     if (req[0] == kEchoTensor) {
       ProcessExchange x(g);
       for (std::int64_t r = 0; r < req[2]; ++r) {

@@ -32,7 +32,7 @@ std::pair<int, TensorMessage> ProcessExchange::recv_next(int rank) {
   std::int64_t header[kHeaderWords];
   std::memcpy(header, h.data(), sizeof header);
   if (header[0] < 0 || header[2] < 0 || header[2] > kMaxDims || header[3] < 0)
-    throw Error("rank " + std::to_string(rank), "", "malformed tensor header");
+    throw Error("rank " + std::to_string(rank), "", "malformed tensor header", ErrorKind::corrupt);
   TensorMessage m;
   m.dtype = header[1];
   m.channels_last = header[4] == 1;

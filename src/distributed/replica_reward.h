@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "distributed/process_group.h"
-#include "learn/reward.h"
+#include "place/reward.h"
 
 namespace devplace {
 

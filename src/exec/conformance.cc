@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 onnx::ModelProto read_model(const std::string& path) {
   onnx::ModelProto model;
-  if (!model.ParseFromString(read_file(path))) throw Error(path, "", "not a valid ONNX model");
+  if (!model.ParseFromString(read_file(path))) throw Error(path, "", "not a valid ONNX model", ErrorKind::corrupt);
   return model;
 }
 
@@ -43,7 +43,7 @@ at::Tensor read_tensor(const std::string& path) {
   onnx::TensorProto proto;
   if (!proto.ParseFromString(read_file(path))) throw Error(path, "", "not an ONNX TensorProto");
   at::Tensor t = exec::tensor_from_proto(proto, path);
-  if (!t.defined()) throw Error(path, "", "the tensor has no data");
+  if (!t.defined()) throw Error(path, "", "the tensor has no data", ErrorKind::corrupt);
   return t;
 }
 
@@ -128,7 +128,7 @@ ConformanceCase run_conformance_case(const std::string& dir, const std::string& 
         throw Error(set.string(), "", std::to_string(got.size()) + " outputs, expected " + std::to_string(out.size()));
       for (std::size_t k = 0; k < out.size(); ++k) {
         const auto it = std::find_if(got.begin(), got.end(), [&](const HostTensor& h) { return h.name == outputs[k]; });
-        if (it == got.end()) throw Error(set.string(), outputs[k], "the run has no such output");
+        if (it == got.end()) throw Error(set.string(), outputs[k], "the run has no such output", ErrorKind::not_found);
         const std::string diff = compare(*it, read_tensor(out[k].string()), o);
         if (!diff.empty()) {
           c.status = ConformanceCase::Status::failed;

@@ -219,7 +219,7 @@ struct Executor::Impl {
                       "worker " + s.str() +
                           ": LibTorch has no such CUDA device here (CPU-only build or no GPU); run on CPU "
                           "workers instead, e.g. --cluster local2 (two CPU workers), or map the cluster's "
-                          "devices to cpu:N in its file (docs/design/execution.md)");
+                          "devices to cpu:N in its file (docs/design/execution.md)", ErrorKind::not_found);
       }
     if (opt.keep_freed_memory) keep_freed_memory();
     load();
@@ -250,7 +250,7 @@ struct Executor::Impl {
     onnx::ModelProto model;
     {
       std::string bytes = read_file(path);
-      if (!model.ParseFromString(bytes)) throw Error(path, "", "not a valid ONNX model");
+      if (!model.ParseFromString(bytes)) throw Error(path, "", "not a valid ONNX model", ErrorKind::corrupt);
     }
     const onnx::GraphProto& gp = model.graph();
     c10::InferenceMode guard;
@@ -265,7 +265,7 @@ struct Executor::Impl {
     for (int i = 0; i < gp.node_size(); ++i) {
       const auto& node = gp.node(i);
       int op = g.find_op(onnx_op_name(node.name(), node.op_type(), i, taken));
-      if (op < 0) throw Error(path, node.name(), "node not found in the imported graph");
+      if (op < 0) throw Error(path, node.name(), "node not found in the imported graph", ErrorKind::not_found);
       node_of[op] = &node;
       for (const auto& in : node.input()) ports[op].push_back(in.empty() ? -1 : g.find_tensor(in));
       if (node.op_type() == "ConstantOfShape")
@@ -273,13 +273,13 @@ struct Executor::Impl {
           if (a.name() == "value") attr_input[op] = exec::tensor_from_proto(a.t(), path);
     }
     for (int op = 0; op < N; ++op) {
-      if (!node_of[op]) throw Error(path, g.op(op).name, "op has no node in the file");
+      if (!node_of[op]) throw Error(path, g.op(op).name, "op has no node in the file", ErrorKind::corrupt);
       folded[op] = is_folded(g, g.op(op));
       const std::string& type = g.op(op).type;
       if (type == "Constant") continue;
       const auto& sup = exec::supported_onnx_ops();
       if (!std::binary_search(sup.begin(), sup.end(), type))
-        throw Error(path, g.op(op).name, "op type '" + type + "' is not supported by the executor");
+        throw Error(path, g.op(op).name, "op type '" + type + "' is not supported by the executor", ErrorKind::unsupported);
     }
 
     // Initializers: the file's data, else seeded random values.
@@ -331,7 +331,7 @@ struct Executor::Impl {
       ++runtime_ops;
       for (int t : ports[op]) {
         if (t < 0 || host_value[t].defined()) continue;
-        if (g.tensor(t).producer < 0) throw Error(path, g.op(op).name, "input '" + g.tensor(t).name + "' has no value");
+        if (g.tensor(t).producer < 0) throw Error(path, g.op(op).name, "input '" + g.tensor(t).name + "' has no value", ErrorKind::corrupt);
         auto& v = rt_inputs[op];
         if (std::find(v.begin(), v.end(), t) == v.end()) v.push_back(t);
       }
@@ -444,7 +444,7 @@ struct Executor::Impl {
     for (const auto& a : node.attribute()) {
       if (a.name() == "value") {
         at::Tensor v = exec::tensor_from_proto(a.t(), g.source());
-        if (!v.defined()) throw Error(g.source(), o.name, "Constant has no data (stripped?)");
+        if (!v.defined()) throw Error(g.source(), o.name, "Constant has no data (stripped?)", ErrorKind::corrupt);
         return v;
       }
       if (a.name() == "value_float") return at::scalar_tensor(a.f(), at::kFloat);
@@ -1026,7 +1026,7 @@ void Executor::set_input(const std::string& name, const std::string& path) {
     std::string inputs;
     for (int k = 0; k < m.g.num_tensors(); ++k)
       if (m.g.tensor(k).is_graph_input) inputs += (inputs.empty() ? "" : ", ") + m.g.tensor(k).name;
-    throw Error(path, name, "the model has no such input (its inputs: " + inputs + ")");
+    throw Error(path, name, "the model has no such input (its inputs: " + inputs + ")", ErrorKind::not_found);
   }
   at::Tensor v;
   if (path.size() > 3 && path.compare(path.size() - 3, 3, ".pb") == 0) {
@@ -1034,7 +1034,7 @@ void Executor::set_input(const std::string& name, const std::string& path) {
     const std::string bytes = read_file(path);
     if (!proto.ParseFromString(bytes)) throw Error(path, name, "not an ONNX TensorProto");
     v = exec::tensor_from_proto(proto, path);
-    if (!v.defined()) throw Error(path, name, "the tensor has no data");
+    if (!v.defined()) throw Error(path, name, "the tensor has no data", ErrorKind::corrupt);
   } else {
     v = exec::read_npy(path);
   }
@@ -1075,7 +1075,7 @@ std::vector<std::string> Executor::write_inputs(const std::string& dir) const {
 void Executor::write_model(const std::string& path) const {
   const Impl& m = *impl_;
   onnx::ModelProto model;
-  if (!model.ParseFromString(read_file(m.g.source()))) throw Error(m.g.source(), "", "not a valid ONNX model");
+  if (!model.ParseFromString(read_file(m.g.source()))) throw Error(m.g.source(), "", "not a valid ONNX model", ErrorKind::corrupt);
   for (auto& init : *model.mutable_graph()->mutable_initializer()) {
     const int t = m.g.find_tensor(init.name());
     if (t < 0 || !m.host_value[t].defined()) continue;  // not used by the graph

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "exec/executor.h"
-#include "learn/reward.h"
+#include "place/reward.h"
 #include "util/stats.h"
 
 namespace devplace {

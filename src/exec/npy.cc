@@ -22,7 +22,7 @@ constexpr Dtype kDtypes[] = {{"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<f2", 
 
 at::Tensor read_npy(const std::string& path) {
   const std::string data = read_file(path);
-  auto bad = [&](const std::string& why) { return Error(path, "", "not a readable .npy file: " + why); };
+  auto bad = [&](const std::string& why) { return Error(path, "", "not a readable .npy file: " + why, ErrorKind::corrupt); };
   if (data.size() < 10 || data.compare(0, 6, "\x93NUMPY") != 0) throw bad("no NumPy magic");
   const int major = static_cast<unsigned char>(data[6]);
   std::size_t header_len = 0, start = 0;
@@ -70,7 +70,7 @@ void write_npy(const std::string& path, const at::Tensor& value) {
   const Dtype* dt = nullptr;
   for (const Dtype& d : kDtypes)
     if (d.type == c.scalar_type()) dt = &d;
-  if (!dt) throw Error(path, "", std::string("cannot write a tensor of type ") + at::toString(c.scalar_type()));
+  if (!dt) throw Error(path, "", std::string("cannot write a tensor of type ") + at::toString(c.scalar_type()), ErrorKind::unsupported);
   std::string shape = "(";
   for (std::int64_t k = 0; k < c.dim(); ++k) shape += (k ? ", " : "") + std::to_string(c.size(k));
   shape += c.dim() == 1 ? ",)" : ")";  // NumPy's tuples: (), (5,), (2, 3)

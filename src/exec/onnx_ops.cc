@@ -1118,7 +1118,7 @@ std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>&
   if (it == table().end())
     throw Error(
         source, op.name,
-        "op type '" + op.type + "' is not supported by the executor (docs/design/execution.md lists the supported ops)");
+        "op type '" + op.type + "' is not supported by the executor (docs/design/execution.md lists the supported ops)", ErrorKind::unsupported);
   Ctx c{op, inputs, source, overwrite_input0};
   Outputs out;
   try {
@@ -1192,7 +1192,7 @@ at::ScalarType onnx_scalar_type(int t) {
     case onnx::TensorProto::UINT64:
       return at::kLong;
     default:
-      throw Error("", "", "ONNX data type " + std::to_string(t) + " is not supported by the executor");
+      throw Error("", "", "ONNX data type " + std::to_string(t) + " is not supported by the executor", ErrorKind::unsupported);
   }
 }
 

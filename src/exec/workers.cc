@@ -96,7 +96,7 @@ std::vector<WorkerSpec> workers_for_cluster(const Cluster& cluster, const std::s
       try {
         out.push_back(parse_worker(it->second));
       } catch (const Error& e) {
-        throw Error(spec, d.name, e.reason());
+        throw Error(spec, d.name, e.reason(), e.kind());
       }
     } else if (d.kind == "cpu") {
       out.push_back({WorkerSpec::Kind::cpu, cpus++});
@@ -104,7 +104,7 @@ std::vector<WorkerSpec> workers_for_cluster(const Cluster& cluster, const std::s
       out.push_back({WorkerSpec::Kind::cuda, gpus++});
     } else {
       throw Error(spec, d.name,
-                  "device kind '" + d.kind + "' has no execution worker; give it worker = \"cpu:N\" or \"cuda:N\"");
+                  "device kind '" + d.kind + "' has no execution worker; give it worker = \"cpu:N\" or \"cuda:N\"", ErrorKind::unsupported);
     }
   }
   return out;

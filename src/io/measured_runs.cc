@@ -41,16 +41,16 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path, const Graph
       m.placement.assign(g.num_ops(), -1);
       for (auto& [op, dev] : p->items()) {
         const int i = g.find_op(op);
-        if (i < 0) throw Error(path, node + " op " + op, "no such op in model '" + g.name() + "'");
+        if (i < 0) throw Error(path, node + " op " + op, "no such op in model '" + g.name() + "'", ErrorKind::not_found);
         const int d = dev.is_string() ? c.find_device(dev.get<std::string>()) : -1;
-        if (d < 0) throw Error(path, node + " op " + op, "names no device of cluster '" + c.name + "'");
+        if (d < 0) throw Error(path, node + " op " + op, "names no device of cluster '" + c.name + "'", ErrorKind::not_found);
         m.placement[i] = d;
       }
       for (int i = 0; i < g.num_ops(); ++i)
         if (m.placement[i] < 0) throw Error(path, node + " op " + g.op(i).name, "op is not placed");
     } else if (m.label.rfind("all on ", 0) == 0) {
       const int d = c.find_device(m.label.substr(7));
-      if (d < 0) throw Error(path, node, "label '" + m.label + "' names no device of cluster '" + c.name + "'");
+      if (d < 0) throw Error(path, node, "label '" + m.label + "' names no device of cluster '" + c.name + "'", ErrorKind::not_found);
       m.placement.assign(g.num_ops(), d);
     } else {
       fs::path file = fs::path(path).parent_path() / m.label;
@@ -63,7 +63,7 @@ std::vector<MeasuredRun> read_measured_runs(const std::string& path, const Graph
     }
     out.push_back(std::move(m));
   }
-  if (out.empty()) throw Error(path, "", "has no measured placements");
+  if (out.empty()) throw Error(path, "", "has no measured placements", ErrorKind::corrupt);
   return out;
 }
 

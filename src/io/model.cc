@@ -52,7 +52,7 @@ Model load_model(const std::string& spec, const ImportOptions& options) {
     if (it == bundled.end()) {
       std::string names;
       for (auto& [n, f] : bundled) names += (names.empty() ? "" : ", ") + n;
-      throw Error(spec, "", "no such model file or bundled model (bundled: " + names + ")");
+      throw Error(spec, "", "no such model file or bundled model (bundled: " + names + ")", ErrorKind::not_found);
     }
     path = it->second;
     if (!file_exists(path)) throw Error(path, "", "bundled model file is missing from this installation");
@@ -70,7 +70,7 @@ Model load_model(const std::string& spec, const ImportOptions& options) {
     else
       m.graph = graph_from_json(j, path);
   } else {
-    throw Error(path, "", "unknown model format '" + ext + "' (expected .onnx, .xml or .json)");
+    throw Error(path, "", "unknown model format '" + ext + "' (expected .onnx, .xml or .json)", ErrorKind::unsupported);
   }
   check_limits(m.graph, options.limits);
   return m;
@@ -119,16 +119,16 @@ CostTable merged_costs(const Model& model, const Cluster& cluster, const std::st
   if (costs_file.empty()) return table;
   CostTable extra = load_cost_table(costs_file);
   for (auto& [op, row] : extra.op_time) {
-    if (model.graph.find_op(op) < 0) throw Error(costs_file, op, "no such op in the model");
+    if (model.graph.find_op(op) < 0) throw Error(costs_file, op, "no such op in the model", ErrorKind::not_found);
     for (auto& [dev, t] : row)
-      if (cluster.find_device(dev) < 0) throw Error(costs_file, op, "unknown device '" + dev + "'");
+      if (cluster.find_device(dev) < 0) throw Error(costs_file, op, "unknown device '" + dev + "'", ErrorKind::not_found);
     table.op_time[op] = row;
   }
   for (auto& [t, v] : extra.transfer_time) table.transfer_time[t] = v;
   for (const MeasuredLink& l : extra.links) {
     for (const std::string& dev : {l.from, l.to})
       if (cluster.find_device(dev) < 0)
-        throw Error(costs_file, "link " + l.from + " -> " + l.to, "unknown device '" + dev + "'");
+        throw Error(costs_file, "link " + l.from + " -> " + l.to, "unknown device '" + dev + "'", ErrorKind::not_found);
     table.links.push_back(l);
   }
   if (extra.execution) table.execution = extra.execution;

@@ -105,7 +105,7 @@ void apply_bindings(onnx::ModelProto& model, const ImportOptions& opts, const st
     onnx::ValueInfoProto* target = nullptr;
     for (auto& in : *graph->mutable_input())
       if (in.name() == name && !initializers.count(name)) target = &in;
-    if (!target) throw Error(source, "", "input binding '" + name + "' names no graph input (inputs: " + names + ")");
+    if (!target) throw Error(source, "", "input binding '" + name + "' names no graph input (inputs: " + names + ")", ErrorKind::not_found);
     auto* tt = target->mutable_type()->mutable_tensor_type();
     if (tt->has_shape() && tt->shape().dim_size() != static_cast<int>(shape.size()))
       throw Error(source, "",
@@ -132,10 +132,10 @@ Graph import_onnx(const std::string& path, const ImportOptions& opts) {
 Graph import_onnx_bytes(const std::string& bytes, const std::string& source, const ImportOptions& opts) {
   onnx::ModelProto model;
   if (!model.ParseFromString(bytes))
-    throw Error(source, "", "not a valid ONNX model: protobuf parsing failed (truncated or corrupt file?)");
+    throw Error(source, "", "not a valid ONNX model: protobuf parsing failed (truncated or corrupt file?)", ErrorKind::corrupt);
   if (!model.has_graph() || model.graph().node_size() == 0)
-    throw Error(source, "", "not a valid ONNX model: it has no graph nodes");
-  if (model.ir_version() <= 0) throw Error(source, "", "not a valid ONNX model: missing ir_version");
+    throw Error(source, "", "not a valid ONNX model: it has no graph nodes", ErrorKind::corrupt);
+  if (model.ir_version() <= 0) throw Error(source, "", "not a valid ONNX model: missing ir_version", ErrorKind::corrupt);
 
   apply_bindings(model, opts, source);
   // Shapes come from a working copy in which static shape arithmetic has been evaluated; the
@@ -175,7 +175,7 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source, con
       if (!in.empty()) op.inputs.push_back(g.tensor_id(in));
     for (const auto& out : node.output())
       if (!out.empty()) op.outputs.push_back(g.tensor_id(out));
-    if (op.outputs.empty()) throw Error(source, op.name, "node has no outputs");
+    if (op.outputs.empty()) throw Error(source, op.name, "node has no outputs", ErrorKind::corrupt);
     g.add_op(std::move(op));
   }
   for (const auto& vi : gp.input())

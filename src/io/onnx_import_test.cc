@@ -109,8 +109,34 @@ TEST(OnnxImport, TruncatedFileIsAnErrorNamingTheFile) {
     EXPECT_EQ(e.file(), path);
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
     EXPECT_NE(e.reason().find("not a valid ONNX model"), std::string::npos) << e.what();
+    EXPECT_EQ(e.kind(), ErrorKind::corrupt);
   }
   std::remove(path.c_str());
+}
+
+// Each failure says what kind it is: a missing file or name is not found, an unknown format is
+// unsupported, a bad binding an invalid argument.
+TEST(OnnxImport, ErrorsSayTheirKind) {
+  auto kind_of = [](auto&& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.kind();
+    }
+    ADD_FAILURE() << "expected an Error";
+    return ErrorKind::io;
+  };
+  EXPECT_EQ(kind_of([] { load_model("/nonexistent/model.onnx"); }), ErrorKind::not_found);
+  EXPECT_EQ(kind_of([] { load_model("no_such_bundled_model"); }), ErrorKind::not_found);
+  EXPECT_EQ(kind_of([] { load_cluster("no-such-preset"); }), ErrorKind::not_found);
+  EXPECT_EQ(kind_of([] { load_model("bert_base", import_options({"input_ids=1,x"})); }),
+            ErrorKind::invalid_argument);
+  const std::string path = (std::filesystem::temp_directory_path() / "devplace_kind_test.txt").string();
+  write_file_atomic(path, "x");
+  EXPECT_EQ(kind_of([&] { load_model(path); }), ErrorKind::unsupported);
+  EXPECT_EQ(kind_of([&] { write_file_atomic(path + "/inside-a-file.json", "{}"); }), ErrorKind::io);
+  std::remove(path.c_str());
+  EXPECT_STREQ(error_kind_name(ErrorKind::not_found), "not found");
 }
 
 // x [2,3] -> Relu (unnamed) -> MatMul "mm" with initializer w [3,4] (data stripped) -> y.

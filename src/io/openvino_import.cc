@@ -532,7 +532,7 @@ Graph import_openvino_text(const std::string& xml_text, const std::string& src, 
       if (s.layer < 0)
         throw Error(src, L.name,
                     "input port " + std::to_string(L.inputs[k].id) + " has no incoming edge" +
-                        (edges_node ? "" : " (the file has no <edges> section)"));
+                        (edges_node ? "" : " (the file has no <edges> section)"), ErrorKind::corrupt);
       int t = g.tensor_id(tname(s.layer, s.port));
       op.inputs.push_back(t);
       if (L.type == "Result") g.tensor(t).is_graph_output = true;
@@ -573,7 +573,7 @@ Graph import_openvino_text(const std::string& xml_text, const std::string& src, 
     auto it = param_by_name.find(name);
     if (it == param_by_name.end())
       throw Error(src, "",
-                  "--input '" + name + "' names no Parameter of this model; its inputs are " + describe_inputs());
+                  "--input '" + name + "' names no Parameter of this model; its inputs are " + describe_inputs(), ErrorKind::not_found);
     const LayerInfo& L = layers[it->second];
     if (L.outputs.empty()) continue;
     const Shape& dims = L.outputs[0].dims;

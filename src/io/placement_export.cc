@@ -14,7 +14,7 @@ void export_onnx_with_placement(const std::string& model_path, const Graph& grap
                                 const Placement& placement, const std::string& out_path) {
   onnx::ModelProto model;
   if (!model.ParseFromString(read_file(model_path)))
-    throw Error(model_path, "", "not a valid ONNX model: cannot annotate it");
+    throw Error(model_path, "", "not a valid ONNX model: cannot annotate it", ErrorKind::corrupt);
   nlohmann::json map = nlohmann::json::object();
   std::set<std::string> taken;
   auto* gp = model.mutable_graph();
@@ -85,7 +85,7 @@ std::map<std::string, std::string> read_openvino_affinity(const std::string& pat
   try {
     j = nlohmann::json::parse(read_file(path));
   } catch (const nlohmann::json::exception& e) {
-    throw Error(path, "", std::string("invalid JSON: ") + e.what());
+    throw Error(path, "", std::string("invalid JSON: ") + e.what(), ErrorKind::corrupt);
   }
   const nlohmann::json& map = j.is_object() && j.contains("affinity") ? j["affinity"] : j;
   if (!map.is_object()) throw Error(path, "", "an affinity map must be an object of op name -> device");

@@ -36,10 +36,10 @@ Placement read_placement(const std::string& path, const Graph& g, const Cluster&
   Placement p(g.num_ops(), -1);
   for (auto& [op, dev] : j["placement"].items()) {
     int i = g.find_op(op);
-    if (i < 0) throw Error(path, op, "no such op in model '" + g.name() + "'");
+    if (i < 0) throw Error(path, op, "no such op in model '" + g.name() + "'", ErrorKind::not_found);
     if (!dev.is_string()) throw Error(path, op, "device must be a string");
     int d = c.find_device(dev.get<std::string>());
-    if (d < 0) throw Error(path, op, "unknown device '" + dev.get<std::string>() + "' (cluster '" + c.name + "')");
+    if (d < 0) throw Error(path, op, "unknown device '" + dev.get<std::string>() + "' (cluster '" + c.name + "')", ErrorKind::not_found);
     p[i] = d;
   }
   for (int i = 0; i < g.num_ops(); ++i)

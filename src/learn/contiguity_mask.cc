@@ -7,7 +7,7 @@ namespace devplace {
 ContiguityMask::ContiguityMask(const Problem& p, const Coarsening& c)
     : preds_(c.preds), host_(p.host()), devices_(p.num_devices()) {
   if (devices_ > 64) throw Error(p.graph().source(), "", "feasibility mask: more than 64 devices");
-  if (host_ < 0) throw Error(p.graph().source(), "", "feasibility mask: the cluster has no cpu (host) device");
+  if (host_ < 0) throw Error(p.graph().source(), "", "feasibility mask: the cluster has no cpu (host) device", ErrorKind::unsupported);
   const int U = c.num_groups();
   unit_bytes_.assign(U, 0);
   runnable_.assign(U, devices_ == 64 ? ~0ULL : (1ULL << devices_) - 1);

@@ -15,7 +15,7 @@
 #include "learn/coarsen.h"
 #include "learn/features.h"
 #include "learn/policy_gradient.h"
-#include "learn/reward.h"
+#include "place/reward.h"
 #include "place/placer.h"
 
 namespace devplace {

@@ -30,7 +30,7 @@ HsdagConfig hsdag_preset(const std::string& name) {
     c.reparse_kl = 0;
     return c;
   }
-  throw Error("", "", "unknown HSDAG preset '" + name + "' (known: default, paper)");
+  throw Error("", "", "unknown HSDAG preset '" + name + "' (known: default, paper)", ErrorKind::not_found);
 }
 
 HsdagConfig hsdag_config_for(HsdagConfig config, Objective objective) {
@@ -126,7 +126,7 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
                     "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
                     "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, "
                     "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, "
-                    "tarnawski_chains, reparse_kl)");
+                    "tarnawski_chains, reparse_kl)", ErrorKind::not_found);
 }
 
 }  // namespace devplace

@@ -149,7 +149,7 @@ bool load_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& 
     read("log");
     st.log = episode_log_from(t);
   } catch (const c10::Error& e) {
-    throw Error(path, "", std::string("corrupt or incompatible checkpoint: ") + e.what_without_backtrace());
+    throw Error(path, "", std::string("corrupt or incompatible checkpoint: ") + e.what_without_backtrace(), ErrorKind::corrupt);
   }
   return true;
 }
@@ -187,7 +187,7 @@ void save_policy(const std::string& path, HsdagNet& net, int features, int devic
 }
 
 void load_policy(const std::string& path, HsdagNet& net, int features, int devices, const HsdagConfig& c) {
-  if (!std::filesystem::exists(path)) throw Error(path, "", "no such policy file");
+  if (!std::filesystem::exists(path)) throw Error(path, "", "no such policy file", ErrorKind::not_found);
   try {
     torch::serialize::InputArchive ar, model_ar;
     ar.load_from(path);

@@ -85,7 +85,7 @@ class LearnedListPlacer : public Placer {
     }
     if (name_ == "learned-discrepancy-segments") {
       if (o.objective != Objective::tarnawski)
-        throw Error(p.graph().source(), "", name_ + ": for --objective tarnawski only (the simulator's rows: learned-discrepancy-moves)");
+        throw Error(p.graph().source(), "", name_ + ": for --objective tarnawski only (the simulator's rows: learned-discrepancy-moves)", ErrorKind::unsupported);
       const int budget = o.eval_budget > 0 ? static_cast<int>(o.eval_budget) : 64;
       CountingReward counted(*reward);
       // Half the budget decodes, half searches segments: chosen among 1/4, 1/2 and 3/4 of 2,000
@@ -101,7 +101,7 @@ class LearnedListPlacer : public Placer {
     }
     if (name_ == "learned-moves" || name_ == "learned-discrepancy-moves") {
       if (o.objective != Objective::simulator)
-        throw Error(p.graph().source(), "", name_ + ": the move policy places under the simulator's objective only");
+        throw Error(p.graph().source(), "", name_ + ": the move policy places under the simulator's objective only", ErrorKind::unsupported);
       const MovePolicy moves =
           MovePolicy::load(o.move_policy_file.empty() ? default_move_policy_path() : o.move_policy_file);
       const int budget = o.eval_budget > 0 ? static_cast<int>(o.eval_budget) : 64;

@@ -576,12 +576,17 @@ std::vector<Rollout> imitation_targets(ListPolicy::Impl& m, const std::vector<co
 
 }  // namespace
 
+// The trainers' way to the network (ListPolicy keeps it private).
+struct ListPolicyTraining {
+  static ListPolicy::Impl& impl(ListPolicy& policy) { return *policy.impl_; }
+};
+
 void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& corpus, const ListPolicyConfig& c,
                        std::uint64_t seed, const std::function<void(const ListTrainingStep&)>& on_step) {
   if (corpus.empty()) throw Error("", "", "training the learned placer needs at least one graph");
   TorchScope scope(seed);
   std::mt19937_64 rng(seed);
-  auto& m = policy.impl();
+  auto& m = ListPolicyTraining::impl(policy);
   torch::optim::Adam opt(m.parameters(), torch::optim::AdamOptions(c.lr));
   // References (best single device) once per graph.
   std::vector<std::unique_ptr<Reward>> rewards;
@@ -652,7 +657,7 @@ ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& p, Rewar
                                      const std::function<void(const ListTrainingStep&)>& on_update) {
   TorchScope scope(seed);
   std::mt19937_64 rng(seed);
-  auto& m = policy.impl();
+  auto& m = ListPolicyTraining::impl(policy);
   CountingReward counted(reward);
   ListTuneResult out;
   out.best_latency = kInfeasibleTime;

@@ -16,7 +16,7 @@
 
 #include "cost/cost_model.h"
 #include "learn/policy_gradient.h"
-#include "learn/reward.h"
+#include "place/reward.h"
 #include "sim/schedule.h"
 
 namespace devplace {
@@ -103,9 +103,9 @@ class ListPolicy {
                                       Objective objective = Objective::simulator) const;
 
   struct Impl;
-  Impl& impl() { return *impl_; }
 
  private:
+  friend struct ListPolicyTraining;  // the trainers (list_policy.cc) reach the network
   std::unique_ptr<Impl> impl_;
 };
 

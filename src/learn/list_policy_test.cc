@@ -471,9 +471,11 @@ TEST(TrainingCorpus, ExecutionModelsAreDrawnAroundTheCalibratedOnes) {
       EXPECT_EQ(x->async[d], cpu ? 0 : 1);
       EXPECT_TRUE(cpu ? within(x->wake[d], 5e-4) : x->wake[d] == 0);
       EXPECT_TRUE(within(x->dispatch[d], cpu ? 1e-5 : 4e-7));
-      for (int e = 0; e < D; ++e)
-        if (e != d && cpu != (b.cluster().devices[e].kind == "cpu"))
+      for (int e = 0; e < D; ++e) {
+        if (e != d && cpu != (b.cluster().devices[e].kind == "cpu")) {
           EXPECT_TRUE(within(1 / x->inv_bandwidth[d * D + e], cpu ? 16e9 : 1e12));
+        }
+      }
     }
   });
   EXPECT_GE(drawn, 10);

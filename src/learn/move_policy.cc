@@ -381,6 +381,11 @@ Placement MovePolicy::improve(const Problem& p, Reward& reward, const Placement&
   return top;
 }
 
+// The trainer's way to the network (MovePolicy keeps it private).
+struct MovePolicyTraining {
+  static MovePolicy::Impl& impl(MovePolicy& policy) { return *policy.impl_; }
+};
+
 void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& corpus,
                        const std::vector<std::vector<Placement>>& starts, const MovePolicyConfig& c,
                        std::uint64_t seed, const std::function<void(const MoveTrainingStep&)>& on_step) {
@@ -389,7 +394,7 @@ void train_move_policy(MovePolicy& policy, const std::vector<const Problem*>& co
   TorchScope scope(seed);
   std::mt19937_64 rng(seed);
   if (policy.members() != 1) throw Error("", "", "train_move_policy: trains one scorer (MovePolicy::ensemble joins several)");
-  RowScorer& net = policy.impl().nets[0];
+  RowScorer& net = MovePolicyTraining::impl(policy).nets[0];
   torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(c.lr));
   std::vector<std::unique_ptr<Simulator>> sims(corpus.size());
   std::vector<std::unique_ptr<MoveFeatures>> feats(corpus.size());

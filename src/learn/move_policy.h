@@ -25,7 +25,7 @@
 
 #include "cost/cost_model.h"
 #include "learn/move_features.h"
-#include "learn/reward.h"
+#include "place/reward.h"
 #include "sim/schedule.h"
 
 namespace devplace {
@@ -79,9 +79,9 @@ class MovePolicy {
                     double start_latency = -1) const;
 
   struct Impl;
-  Impl& impl() { return *impl_; }
 
  private:
+  friend struct MovePolicyTraining;  // the trainers (move_policy.cc) reach the network
   std::unique_ptr<Impl> impl_;
 };
 

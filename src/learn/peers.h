@@ -30,7 +30,7 @@
 #include "learn/coarsen.h"
 #include "learn/features.h"
 #include "learn/hsdag.h"
-#include "learn/reward.h"
+#include "place/reward.h"
 #include "place/placer.h"
 
 namespace devplace {

@@ -25,7 +25,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 void check_config(const PeerConfig& c) {
   if (c.algo != "rnn" && c.algo != "hierarchical" && c.algo != "placeto")
-    throw Error("", "", "unknown learned peer '" + c.algo + "' (rnn, hierarchical, placeto)");
+    throw Error("", "", "unknown learned peer '" + c.algo + "' (rnn, hierarchical, placeto)", ErrorKind::not_found);
   if (c.hidden <= 0 || c.groups <= 0 || c.rounds < 0)
     throw Error("", "", c.algo + ": hidden and groups must be positive");
   if (c.samples <= 0 || c.episodes < 0)
@@ -127,7 +127,7 @@ void load_checkpoint(const PeerConfig& c, torch::nn::Module& net, torch::optim::
     gen.set_state(read("torch_rng"));
     st.log = episode_log_from(read("log"));
   } catch (const c10::Error& e) {
-    throw Error(path, "", std::string("corrupt or incompatible checkpoint: ") + e.what_without_backtrace());
+    throw Error(path, "", std::string("corrupt or incompatible checkpoint: ") + e.what_without_backtrace(), ErrorKind::corrupt);
   }
 }
 
@@ -329,7 +329,7 @@ void save_policy(const std::string& path, PlacetoNet& net, const PeerConfig& c, 
 }
 
 void load_policy(const std::string& path, PlacetoNet& net, const PeerConfig& c, int features, int devices) {
-  if (!std::filesystem::exists(path)) throw Error(path, "", "no such policy file");
+  if (!std::filesystem::exists(path)) throw Error(path, "", "no such policy file", ErrorKind::not_found);
   try {
     torch::serialize::InputArchive ar, model_ar;
     ar.load_from(path);
@@ -346,7 +346,7 @@ void load_policy(const std::string& path, PlacetoNet& net, const PeerConfig& c, 
     ar.read("model", model_ar);
     net->load(model_ar);
   } catch (const c10::Error& e) {
-    throw Error(path, "", std::string("corrupt or incompatible policy file: ") + e.what_without_backtrace());
+    throw Error(path, "", std::string("corrupt or incompatible policy file: ") + e.what_without_backtrace(), ErrorKind::corrupt);
   }
 }
 
@@ -598,7 +598,7 @@ void apply_peer_override(PeerConfig& c, const std::string& assignment) {
     throw Error("", "",
                 "--set: unknown key '" + key + "' for " + c.algo +
                     " (hidden, groups, rounds, lr, episodes, samples, entropy, baseline_decay, "
-                    "gamma, floor, overflow_penalty, max_groups, chains, merge, colocate)");
+                    "gamma, floor, overflow_penalty, max_groups, chains, merge, colocate)", ErrorKind::not_found);
 }
 
 std::unique_ptr<Placer> make_peer_placer(PeerConfig config) {

@@ -16,7 +16,7 @@
 
 #include <vector>
 
-#include "learn/reward.h"
+#include "place/reward.h"
 
 namespace devplace {
 

@@ -51,7 +51,7 @@ struct CorpusOptions {
   // host -> device and device -> host crossings on every such pair (device -> device as host ->
   // device), each figure scaled by a factor in [0.5, 2]. So that a policy learns where the
   // executor's crossings and idle wake-ups make a split placement lose. 0: none.
-  std::vector<ExecutionModel> executions;
+  std::vector<ExecutionModel> executions = {};
   double execution_share = 0;
 };
 

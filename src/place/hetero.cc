@@ -16,7 +16,7 @@ class Hetero : public Placer {
     std::vector<int> order;
     for (const auto& n : o.device_priority) {
       int d = c.find_device(n);
-      if (d < 0) throw Error(c.name, "", "hetero priority names unknown device '" + n + "'");
+      if (d < 0) throw Error(c.name, "", "hetero priority names unknown device '" + n + "'", ErrorKind::not_found);
       order.push_back(d);
     }
     if (order.empty()) {

@@ -33,7 +33,7 @@ const std::map<std::string, std::function<std::unique_ptr<Placer>()>>& factories
 Error unknown_algorithm(const std::string& name, const std::vector<std::string>& known) {
   std::string list;
   for (const auto& n : known) list += (list.empty() ? "" : ", ") + n;
-  return Error("", "", "unknown algorithm '" + name + "' (known: " + list + ", <device>-only)");
+  return Error("", "", "unknown algorithm '" + name + "' (known: " + list + ", <device>-only)", ErrorKind::not_found);
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -64,7 +64,7 @@ std::unique_ptr<Placer> PlacerRegistry::make(const Problem& problem, const std::
   if (ends_with(name, "-only")) {
     const std::string dev = name.substr(0, name.size() - 5);
     const int d = problem.cluster().find_device(dev);
-    if (d < 0) throw Error("", "", "cluster '" + problem.cluster().name + "' has no device '" + dev + "'");
+    if (d < 0) throw Error("", "", "cluster '" + problem.cluster().name + "' has no device '" + dev + "'", ErrorKind::not_found);
     return make_single_device(d, dev);
   }
   throw unknown_algorithm(name, names());

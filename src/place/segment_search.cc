@@ -145,8 +145,8 @@ class SegmentSearchPlacer : public Placer {
   std::string name() const override { return "segment-search"; }
   Placement place(const Problem& p, const PlaceOptions& o) override {
     if (o.objective != Objective::tarnawski)
-      throw Error(p.graph().source(), "", "segment-search: for --objective tarnawski only");
-    if (p.host() < 0) throw Error(p.graph().source(), "", "segment-search: the cluster has no cpu (host) device");
+      throw Error(p.graph().source(), "", "segment-search: for --objective tarnawski only", ErrorKind::unsupported);
+    if (p.host() < 0) throw Error(p.graph().source(), "", "segment-search: the cluster has no cpu (host) device", ErrorKind::unsupported);
     if (p.num_ops() == 0) return {};
     ObjectiveFn score = make_objective(p, o.objective);
     const std::int64_t budget = o.eval_budget > 0 ? o.eval_budget : 2000;

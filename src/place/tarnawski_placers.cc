@@ -140,7 +140,7 @@ std::vector<int> tarnawski_block_order(const TarnawskiBlocks& b, BlockOrder orde
 
 Placement tarnawski_greedy_placement(const Problem& p) {
   const int host = p.host();
-  if (host < 0) throw Error(p.graph().source(), "", "tarnawski-greedy: the cluster has no cpu (host) device");
+  if (host < 0) throw Error(p.graph().source(), "", "tarnawski-greedy: the cluster has no cpu (host) device", ErrorKind::unsupported);
   const TarnawskiBlocks b = tarnawski_blocks(p);
   const std::vector<int> order = tarnawski_block_order(b, BlockOrder::kStack);
   const std::vector<int> acc = tarnawski_accelerators(p);
@@ -319,7 +319,7 @@ class TarnawskiDp : public Placer {
 
   Placement place(const Problem& p, const PlaceOptions& o) override {
     const int n = p.num_ops(), host = p.host();
-    if (host < 0) throw Error(p.graph().source(), "", "tarnawski-dp: the cluster has no cpu (host) device");
+    if (host < 0) throw Error(p.graph().source(), "", "tarnawski-dp: the cluster has no cpu (host) device", ErrorKind::unsupported);
     if (n == 0) return {};
     const auto t0 = std::chrono::steady_clock::now();
     auto out_of_time = [&] {

@@ -34,7 +34,7 @@ namespace {
 Objective objective_of(const std::string& name) {
   if (name == "sim" || name == "simulator") return Objective::simulator;
   if (name == "tarnawski") return Objective::tarnawski;
-  throw Error("", "", "unknown objective '" + name + "' (sim or tarnawski)");
+  throw Error("", "", "unknown objective '" + name + "' (sim or tarnawski)", ErrorKind::not_found);
 }
 
 // The simulated schedule as Python values: records per op and per transfer, and columns.
@@ -95,15 +95,29 @@ py::array_t<T> owned_array(std::vector<T> values, std::vector<py::ssize_t> shape
 
 PYBIND11_MODULE(_devplace, m) {
   m.doc() = "devplace's C++ library (use the devplace package, which documents every call)";
-  // devplace.Error (a ValueError: bad input) with the library's parts as attributes.
+  // devplace.Error (a ValueError: bad input) with the library's parts as attributes, and one
+  // subclass per ErrorKind, so callers can tell a missing file from a corrupt one.
   static py::exception<Error> error(m, "Error", PyExc_ValueError);
+  static std::map<ErrorKind, py::object> kinds;
+  for (const auto& [kind, name] : std::vector<std::pair<ErrorKind, const char*>>{
+           {ErrorKind::invalid_argument, "InvalidArgumentError"},
+           {ErrorKind::not_found, "NotFoundError"},
+           {ErrorKind::corrupt, "CorruptError"},
+           {ErrorKind::unsupported, "UnsupportedError"},
+           {ErrorKind::io, "FileIOError"}}) {
+    const std::string qualified = std::string("devplace._devplace.") + name;
+    kinds[kind] = py::reinterpret_steal<py::object>(PyErr_NewException(qualified.c_str(), error.ptr(), nullptr));
+    m.attr(name) = kinds[kind];
+  }
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const Error& e) {
-      py::object x = py::reinterpret_borrow<py::object>(error.ptr())(e.what());
+      const py::object& type = kinds.at(e.kind());
+      py::object x = type(e.what());
       x.attr("file") = e.file(), x.attr("node") = e.node(), x.attr("reason") = e.reason();
-      PyErr_SetObject(error.ptr(), x.ptr());
+      x.attr("kind") = error_kind_name(e.kind());
+      PyErr_SetObject(type.ptr(), x.ptr());
     }
   });
 

@@ -9,10 +9,22 @@ std::string format_error(const std::string& file, const std::string& node, const
   return out + reason;
 }
 
-Error::Error(std::string file, std::string node, std::string reason)
+const char* error_kind_name(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::invalid_argument: return "invalid argument";
+    case ErrorKind::not_found: return "not found";
+    case ErrorKind::corrupt: return "corrupt";
+    case ErrorKind::unsupported: return "unsupported";
+    case ErrorKind::io: return "I/O";
+  }
+  return "invalid argument";
+}
+
+Error::Error(std::string file, std::string node, std::string reason, ErrorKind kind)
     : std::runtime_error(format_error(file, node, reason)),
       file_(std::move(file)),
       node_(std::move(node)),
-      reason_(std::move(reason)) {}
+      reason_(std::move(reason)),
+      kind_(kind) {}
 
 }  // namespace devplace

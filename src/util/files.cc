@@ -33,7 +33,9 @@ std::string read_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw Error(path, "", "is a directory, expected a file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path, "", std::string("cannot open: ") + std::strerror(errno));
+  if (!in)
+    throw Error(path, "", std::string("cannot open: ") + std::strerror(errno),
+                errno == ENOENT ? ErrorKind::not_found : ErrorKind::io);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -49,16 +51,16 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   std::string tmp = path + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(path, "", std::string("cannot write: ") + std::strerror(errno));
+    if (!out) throw Error(path, "", std::string("cannot write: ") + std::strerror(errno), ErrorKind::io);
     out << content;
     out.flush();
-    if (!out) throw Error(path, "", "write failed (disk full?)");
+    if (!out) throw Error(path, "", "write failed (disk full?)", ErrorKind::io);
   }
   std::error_code ec;
   fs::rename(tmp, target, ec);
   if (ec) {
     fs::remove(tmp, ec);
-    throw Error(path, "", "cannot rename temporary file into place");
+    throw Error(path, "", "cannot rename temporary file into place", ErrorKind::io);
   }
 }
 

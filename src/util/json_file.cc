@@ -10,7 +10,7 @@ nlohmann::json read_json_file(const std::string& path) {
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::exception& e) {
-    throw Error(path, "", std::string("invalid JSON: ") + e.what());
+    throw Error(path, "", std::string("invalid JSON: ") + e.what(), ErrorKind::corrupt);
   }
 }
 

@@ -1,4 +1,4 @@
-#include "learn/reward.h"
+#include "place/reward.h"
 
 #include <algorithm>
 #include <cmath>
