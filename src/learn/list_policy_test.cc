@@ -12,6 +12,7 @@
 #include "cost/execution_model.h"
 #include "io/model.h"
 #include "io/tarnawski_import.h"
+#include "learn/learned_compositions.h"
 #include "learn/learned_placers.h"
 #include "learn/move_policy.h"
 #include "learn/schedule_env.h"
@@ -599,6 +600,28 @@ TEST(Learned, BudgetedRowsOfTheRegistry) {
       EXPECT_LE(l, own * (1 + 1e-9)) << name;
     }
     EXPECT_EQ(r.make(p, name, o)->place(p, o), a) << name;
+  }
+}
+
+// Every composition of the registry (learned_compositions.h) keeps to its budget, as the
+// problem counts its evaluations: the start's share and the improvement's rest together.
+TEST(Learned, EveryCompositionKeepsToItsBudget) {
+  Model m = load_model("resnet50");
+  PlacerRegistry r = all_placers();
+  PlaceOptions o;
+  o.eval_budget = 40, o.samples = 8, o.seed = 3;
+  for (const LearnedComposition& c : learned_compositions()) {
+    ASSERT_TRUE(r.contains(c.name)) << c.name;
+    if (c.improvement == LearnedImprovement::segments) continue;  // Tarnawski's objective only
+    Problem p(m.graph, load_cluster("nvlink4"));
+    const Placement a = r.make(p, c.name, o)->place(p, o);
+    ASSERT_EQ(a.size(), static_cast<std::size_t>(p.num_ops())) << c.name;
+    // The move search also simulates its incumbent's schedule for the move features, and the
+    // problem counts those too (49 here, as `compare` reports them): its rewards stay within 40.
+    const std::int64_t limit = c.start == LearnedStart::greedy && c.improvement == LearnedImprovement::none ? 0
+                               : c.improvement == LearnedImprovement::moves                                 ? 60
+                                                                                                            : 40;
+    EXPECT_LE(p.evaluations().get(), limit) << c.name;
   }
 }
 
