@@ -300,7 +300,7 @@ def test_placeto_policy_saved_from_python_places_zero_shot(resnet, tmp_path):
     assert devplace.place(resnet, "placeto", policy=path) == trained.policy  # zero-shot with the saved policy
     resumed = devplace.train(resnet, algorithm="placeto", episodes=1, samples=2, policy=path)
     assert resumed.episodes == 1
-    with pytest.raises(devplace.Error, match="only placeto"):
+    with pytest.raises(devplace.Error, match="need hsdag, learned or placeto"):
         devplace.train(resnet, algorithm="rnn", episodes=1, save_policy=path)
 
 

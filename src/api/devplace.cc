@@ -14,6 +14,7 @@
 #include "learn/hsdag.h"
 #include "learn/learned_placers.h"
 #include "learn/list_policy.h"
+#include "training/training_run.h"
 #include "learn/peers.h"
 #include "place/placer.h"
 
@@ -79,35 +80,7 @@ Placement read_placement(const Workload& w, const std::string& path) {
 
 namespace {
 
-TrainSummary fine_tune_learned(const Workload& w, const TrainOptions& options) {
-  ListPolicy policy =
-      ListPolicy::load(options.policy.empty() ? default_list_policy_path(options.objective) : options.policy);
-  ListPolicyConfig c;
-  c.samples = options.samples > 0 ? options.samples : 20;
-  c.lr = 3e-3;  // as the learned-tuned placer
-  if (options.tuning != "expert" && options.tuning != "policy_gradient")
-    throw Error("", "", "train: unknown tuning '" + options.tuning + "' (expert or policy_gradient)", ErrorKind::not_found);
-  c.tuning = options.tuning == "expert" ? ListPolicyConfig::Tuning::expert : ListPolicyConfig::Tuning::policy_gradient;
-  const int updates = options.episodes > 0 ? options.episodes : 3;
-  std::unique_ptr<Reward> reward = make_reward(w.problem(), options.objective);
-  const long long budget = static_cast<long long>(updates) * c.samples + w.num_devices() + 1;
-  const auto t0 = std::chrono::steady_clock::now();
-  std::function<void(const ListTrainingStep&)> on_update;
-  if (options.on_episode)
-    on_update = [&](const ListTrainingStep& s) {
-      options.on_episode(EpisodeProgress{s.iteration, updates, s.mean_latency, s.best_latency, s.entropy});
-    };
-  const ListTuneResult r = fine_tune_list_policy(policy, w.problem(), *reward, budget, c, options.seed, on_update);
-  if (!options.save_policy.empty()) policy.save(options.save_policy);
-  TrainSummary s;
-  s.policy = r.policy, s.policy_latency = r.policy_latency;
-  s.best_sampled = r.best, s.best_sampled_latency = r.best_latency;
-  s.evaluations = r.evaluations, s.episodes = updates;
-  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return s;
-}
-
-// The trainers' per-episode log as the API's progress callback (none when the caller has none).
+// The caller's progress callback as the training run's per-episode log (none when it has none).
 std::function<void(const EpisodeLog&)> progress_of(const TrainOptions& options, int episodes) {
   if (!options.on_episode) return {};
   return [&options, episodes](const EpisodeLog& e) {
@@ -115,47 +88,48 @@ std::function<void(const EpisodeLog&)> progress_of(const TrainOptions& options, 
   };
 }
 
-TrainSummary summary_of(const TrainResult& r) {
+}  // namespace
+
+// One training path (training/training_run.h), as `devplace train` takes it: the options map
+// onto a TrainingRun with each method's own defaults.
+TrainSummary train(const Workload& w, const TrainOptions& options) {
+  TrainingRun run;
+  run.algo = options.algorithm;
+  run.objective = options.objective;
+  int episodes = 0;
+  if (run.algo == "learned") {
+    run.learned_policy = options.policy;
+    if (options.episodes > 0) run.learned_updates = options.episodes;
+    if (options.samples > 0) run.learned_samples = options.samples;
+    run.learned_seed = options.seed;
+    run.learned_tuning = tuning_from_name(options.tuning);
+    run.learned_save_policy = options.save_policy;
+    episodes = run.learned_updates;
+  } else if (run.algo == "hsdag") {
+    run.hsdag = hsdag_preset(options.preset);
+    if (options.episodes > 0) run.hsdag.episodes = options.episodes;
+    if (options.samples > 0) run.hsdag.samples = options.samples;
+    run.hsdag.seed = options.seed;
+    run.hsdag.refine_evals = 0;
+    run.hsdag.checkpoint_dir = options.checkpoint_dir, run.hsdag.resume = options.resume;
+    run.hsdag.save_policy = options.save_policy;
+    episodes = run.hsdag.episodes;
+  } else {  // a learned peer, with its own defaults; `preset` is not theirs
+    if (options.episodes > 0) run.peer.episodes = options.episodes;
+    if (options.samples > 0) run.peer.samples = options.samples;
+    run.peer.seed = options.seed;
+    run.peer.checkpoint_dir = options.checkpoint_dir, run.peer.resume = options.resume;
+    run.peer.save_policy = options.save_policy, run.peer.init_policy = options.policy;
+    episodes = run.peer.episodes;
+  }
+  run.on_episode = progress_of(options, episodes);
+  const TrainingOutcome out = run_training(w.problem(), run);
+  const TrainResult& r = out.results.front();
   TrainSummary s;
   s.policy = r.greedy, s.policy_latency = r.greedy_latency;
   s.best_sampled = r.sampled, s.best_sampled_latency = r.sampled_latency;
   s.evaluations = r.evaluations, s.episodes = r.episodes, s.seconds = r.seconds;
   return s;
-}
-
-// HSDAG's learned peers (learn/peers.h) with their own defaults; `preset` is not theirs.
-TrainSummary train_peer_algorithm(const Workload& w, const TrainOptions& options) {
-  PeerConfig c;
-  c.algo = options.algorithm;
-  if (options.episodes > 0) c.episodes = options.episodes;
-  if (options.samples > 0) c.samples = options.samples;
-  c.seed = options.seed;
-  c.checkpoint_dir = options.checkpoint_dir, c.resume = options.resume;
-  c.save_policy = options.save_policy, c.init_policy = options.policy;
-  if (c.algo != "placeto" && (!c.save_policy.empty() || !c.init_policy.empty()))
-    throw Error("", c.algo, "train: only placeto (and hsdag, learned) save or load a policy");
-  std::unique_ptr<Reward> reward = make_reward(w.problem(), options.objective);
-  const auto on_episode = progress_of(options, c.episodes);
-  return summary_of(train_peer(w.problem(), *reward, c, on_episode));
-}
-
-}  // namespace
-
-TrainSummary train(const Workload& w, const TrainOptions& options) {
-  if (options.algorithm == "learned") return fine_tune_learned(w, options);
-  if (options.algorithm == "rnn" || options.algorithm == "hierarchical" || options.algorithm == "placeto")
-    return train_peer_algorithm(w, options);
-  if (options.algorithm != "hsdag")
-    throw Error("", options.algorithm, "train: the algorithm must be hsdag, learned, rnn, hierarchical or placeto");
-  HsdagConfig c = hsdag_preset(options.preset);
-  if (options.episodes > 0) c.episodes = options.episodes;
-  if (options.samples > 0) c.samples = options.samples;
-  c.seed = options.seed;
-  c.refine_evals = 0;
-  c.checkpoint_dir = options.checkpoint_dir, c.resume = options.resume, c.save_policy = options.save_policy;
-  std::unique_ptr<Reward> reward = make_reward(w.problem(), options.objective);
-  const auto on_episode = progress_of(options, c.episodes);
-  return summary_of(train_hsdag(w.problem(), *reward, c, on_episode));
 }
 
 ExecutionResult execute(const Workload& w, const Placement& placement, const ExecuteOptions& options) {

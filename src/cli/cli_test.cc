@@ -384,6 +384,13 @@ TEST(Cli, TrainLearnedFineTunesWithinItsBudget) {
   EXPECT_NE(r.output.find("(13 reward evaluations, both)"), std::string::npos) << r.output;
   Result bad = devplace("train resnet50 --cluster paper --algo learned --also inception_v3");
   expect_one_line_error(bad, "--algo learned fine-tunes on one graph");
+  // --save-policy writes the fine-tuned policy (as the API's save_policy does), --tuning picks the update.
+  const std::string saved = ::testing::TempDir() + "/tuned.pt";
+  Result s = devplace("train resnet50 --cluster paper --algo learned --episodes 1 --samples 4 --tuning policy_gradient "
+                      "--save-policy " + saved);
+  ASSERT_EQ(s.status, 0) << s.output;
+  Result placed = devplace("place resnet50 --cluster paper --algo learned --policy " + saved);
+  EXPECT_EQ(placed.status, 0) << placed.output;
   const std::string graph =
       shared_dir() + "/data/dnn-partitioning/latency-inputs/OperatorGraphs/bert_l-3_inference.json";
   if (!file_exists(graph)) GTEST_SKIP() << "no shared data at " << graph;

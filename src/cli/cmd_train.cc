@@ -103,6 +103,7 @@ void add_train_command(CLI::App& app) {
   struct Args {
     ModelOptions model;
     std::string algo = "hsdag", preset = "default", features, checkpoint, out, log, plot, policy, save_policy;
+    std::string tuning = "expert";
     std::vector<std::string> overrides, also;
     int episodes = -1, samples = 0, levels = -1;
     std::uint64_t seed = 1;
@@ -126,8 +127,14 @@ void add_train_command(CLI::App& app) {
                   "default 3 x 20)")
       ->check(CLI::IsMember({"hsdag", "rnn", "hierarchical", "placeto", "learned"}));
   cmd->add_option("--also", a->also, "hsdag, placeto: also train on this model (repeatable; same cluster)");
-  cmd->add_option("--policy", a->policy, "hsdag, placeto: start from this policy file (with --episodes 0: zero-shot)");
-  cmd->add_option("--save-policy", a->save_policy, "hsdag, placeto: write the trained policy here");
+  cmd->add_option("--policy", a->policy,
+                  "hsdag, placeto: start from this policy file (with --episodes 0: zero-shot); learned: the policy to "
+                  "fine-tune (default: the shipped one)");
+  cmd->add_option("--save-policy", a->save_policy, "hsdag, placeto, learned: write the trained policy here");
+  cmd->add_option("--tuning", a->tuning,
+                  "learned: expert (each update a search of --samples evaluations, then imitation of the best "
+                  "placement found; default) or policy_gradient (clipped policy gradient on --samples samples)")
+      ->check(CLI::IsMember({"expert", "policy_gradient"}));
   cmd->add_option("--preset", a->preset, "default (ours) or paper (the released configuration)");
   cmd->add_option("--episodes", a->episodes, "Episodes (default: the preset's)");
   cmd->add_option("--samples", a->samples, "Placements sampled per episode (default: the preset's)");
@@ -190,6 +197,8 @@ void add_train_command(CLI::App& app) {
       if (a->episodes >= 0) run.learned_updates = a->episodes;
       if (a->samples > 0) run.learned_samples = a->samples;
       run.learned_seed = a->seed;
+      run.learned_tuning = tuning_from_name(a->tuning);
+      run.learned_save_policy = a->save_policy;
     }
     run.objective = a->objective == "tarnawski" ? Objective::tarnawski : Objective::simulator;
     if (hsdag) {
@@ -208,7 +217,7 @@ void add_train_command(CLI::App& app) {
       // Refinement is thousands of evaluations: cheap simulated, minutes measured. Off unless asked.
       if (a->reward == "measured") cfg.refine_evals = 0;
       for (const auto& o : a->overrides) apply_hsdag_override(cfg, o);
-    } else {
+    } else if (!learned) {
       PeerConfig& cfg = run.peer;
       cfg.algo = a->algo;
       if (a->episodes >= 0) cfg.episodes = a->episodes;

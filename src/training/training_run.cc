@@ -4,6 +4,7 @@
 #include <chrono>
 #include <memory>
 
+#include "learn/learned_compositions.h"
 #include "learn/list_policy.h"
 #include "learn/schedule_env.h"
 #include "util/error.h"
@@ -27,7 +28,10 @@ void check(const TrainingRun& run) {
     throw Error("", "", "--objective tarnawski trains on their latency model: drop --reward measured and --also");
   if (!hsdag && !learned && run.algo != "placeto" &&
       (!run.also.empty() || !run.peer.init_policy.empty() || !run.peer.save_policy.empty()))
-    throw Error("", "", "--also, --policy and --save-policy need --algo hsdag or placeto");
+    throw Error("", run.algo, "more graphs (--also) and a policy to start from or save need hsdag, learned or placeto");
+  if (!hsdag && !learned && run.algo != "placeto" && run.algo != "rnn" && run.algo != "hierarchical")
+    throw Error("", run.algo, "train: the algorithm must be hsdag, learned, rnn, hierarchical or placeto",
+                ErrorKind::not_found);
 }
 
 // The lowest of hundreds of noisy measurements is a lucky run more often than the best
@@ -49,6 +53,12 @@ void reconfirm(const TrainingRun& run, const MeasuredReward& measured, TrainingO
 
 }  // namespace
 
+ListPolicyConfig::Tuning tuning_from_name(const std::string& name) {
+  if (name == "expert") return ListPolicyConfig::Tuning::expert;
+  if (name == "policy_gradient") return ListPolicyConfig::Tuning::policy_gradient;
+  throw Error("", "", "unknown tuning '" + name + "' (expert or policy_gradient)", ErrorKind::not_found);
+}
+
 TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
   check(run);
   std::unique_ptr<Reward> simulated = make_reward(problem, run.objective);
@@ -66,11 +76,21 @@ TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
         ListPolicy::load(run.learned_policy.empty() ? default_list_policy_path(run.objective) : run.learned_policy);
     ListPolicyConfig c;
     c.samples = run.learned_samples;
-    c.lr = 3e-3;  // as the learned-tuned placer
+    c.lr = LearnedOptions().tuning_lr;  // as the learned-tuned placer
+    c.tuning = run.learned_tuning;
     const auto t0 = std::chrono::steady_clock::now();
     // The updates asked for, plus one reference per device and the final greedy placement.
     const long long budget = static_cast<long long>(run.learned_updates) * c.samples + problem.num_devices() + 1;
-    const ListTuneResult r = fine_tune_list_policy(policy, problem, reward, budget, c, run.learned_seed);
+    std::function<void(const ListTrainingStep&)> on_update;
+    if (run.on_episode)
+      on_update = [&](const ListTrainingStep& s) {
+        EpisodeLog e;
+        e.episode = s.iteration, e.mean_latency = s.mean_latency, e.best_latency = s.best_latency;
+        e.entropy = s.entropy;
+        run.on_episode(e);
+      };
+    const ListTuneResult r = fine_tune_list_policy(policy, problem, reward, budget, c, run.learned_seed, on_update);
+    if (!run.learned_save_policy.empty()) policy.save(run.learned_save_policy);
     TrainResult t;
     t.greedy = r.policy, t.greedy_latency = r.policy_latency;
     t.sampled = r.best, t.sampled_latency = r.best_latency;

@@ -1,5 +1,6 @@
-// One training run as `devplace train` performs it, as a library call: HSDAG or a learned peer
-// (rnn, hierarchical, placeto) on one graph, optionally with more graphs for one shared policy,
+// One training run as a library call, the one path behind `devplace train`, the C++ API's
+// train() and Python's: HSDAG, a learned peer (rnn, hierarchical, placeto) or the fine-tuning
+// of devplace's learned placer on one graph, optionally with more graphs for one shared policy,
 // on the simulator, the Tarnawski model or real measurements, and for measured rewards a final
 // confirmation of the best placements. The CLI only parses flags into a TrainingRun and prints.
 #pragma once
@@ -10,6 +11,7 @@
 
 #include "exec/measure.h"
 #include "learn/hsdag.h"
+#include "learn/list_policy.h"
 #include "learn/peers.h"
 
 namespace devplace {
@@ -21,6 +23,8 @@ struct TrainingRun {
   std::string learned_policy;
   int learned_updates = 3, learned_samples = 20;
   std::uint64_t learned_seed = 1;
+  ListPolicyConfig::Tuning learned_tuning = ListPolicyConfig::Tuning::expert;
+  std::string learned_save_policy;  // write the fine-tuned policy here (empty: not)
   HsdagConfig hsdag;  // used when algo == "hsdag"
   PeerConfig peer;    // used otherwise (peer.algo is set from algo)
   Objective objective = Objective::simulator;
@@ -58,6 +62,9 @@ struct TrainingOutcome {
 // Runs `run` on `problem`. Throws Error (naming the flag-level option) on a combination that
 // cannot work: measured rewards with more graphs or the Tarnawski model, more graphs for a peer
 // other than placeto.
+// "expert" or "policy_gradient" (ListPolicyConfig::Tuning); throws Error (not found) otherwise.
+ListPolicyConfig::Tuning tuning_from_name(const std::string& name);
+
 TrainingOutcome run_training(const Problem& problem, const TrainingRun& run);
 
 }  // namespace devplace
