@@ -143,15 +143,10 @@ enum class TrainedPick {
 TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfig& config,
                         const std::function<void(const EpisodeLog&)>& on_episode = {});
 
-// One graph of a multi-graph run. REQUIRES: problem and reward outlive the call.
-struct HsdagTask {
-  const Problem* problem = nullptr;
-  Reward* reward = nullptr;
-};
 // One policy trained on several graphs placed on the same cluster: episode e trains on
 // tasks[e % tasks.size()]. Returns one result per task (its best sampled placement and the final
 // policy's); each log holds that task's episodes. No checkpoints (throws Error if asked).
-std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, const HsdagConfig& config,
+std::vector<TrainResult> train_hsdag_multi(const std::vector<RewardTask>& tasks, const HsdagConfig& config,
                                            const std::function<void(const EpisodeLog&)>& on_episode = {});
 
 // The number of groups the untrained / trained pooling produces (for tests and reports).

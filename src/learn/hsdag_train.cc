@@ -571,7 +571,7 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   return r;
 }
 
-std::vector<TrainResult> train_hsdag_multi(const std::vector<HsdagTask>& tasks, const HsdagConfig& config,
+std::vector<TrainResult> train_hsdag_multi(const std::vector<RewardTask>& tasks, const HsdagConfig& config,
                                            const std::function<void(const EpisodeLog&)>& on_episode) {
   if (tasks.empty()) throw Error("", "", "HSDAG: no graphs to train on");
   const HsdagConfig cfg = hsdag_config_for(config, tasks[0].reward->objective());

@@ -88,14 +88,9 @@ struct PeerResult : TrainResult {};
 PeerResult train_peer(const Problem& problem, Reward& reward, const PeerConfig& config,
                       const std::function<void(const EpisodeLog&)>& on_episode = {});
 
-// One problem of a multi-graph training run. REQUIRES: problem and reward outlive the call.
-struct PeerTask {
-  const Problem* problem = nullptr;
-  Reward* reward = nullptr;
-};
 // Placeto on several graphs (same cluster): episode e trains on tasks[e % tasks.size()].
 // Returns one result per task (its best and greedy placements; log entries are shared).
-std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& tasks, const PeerConfig& config,
+std::vector<PeerResult> train_placeto_multi(const std::vector<RewardTask>& tasks, const PeerConfig& config,
                                             const std::function<void(const EpisodeLog&)>& on_episode = {});
 
 // A Placer that trains config.algo on the placer's objective and returns the policy's own placement.

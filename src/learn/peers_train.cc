@@ -404,10 +404,10 @@ Sweep run_sweep(PlacetoNet& net, PlacetoGraph& g, int K, bool greedy, const Peer
 
 }  // namespace
 
-std::vector<PeerResult> train_placeto_multi(const std::vector<PeerTask>& uncounted, const PeerConfig& cfg0,
+std::vector<PeerResult> train_placeto_multi(const std::vector<RewardTask>& uncounted, const PeerConfig& cfg0,
                                             const std::function<void(const EpisodeLog&)>& on_episode) {
   std::vector<std::unique_ptr<CountingReward>> counters;
-  std::vector<PeerTask> tasks = uncounted;
+  std::vector<RewardTask> tasks = uncounted;
   for (auto& t : tasks) {
     counters.push_back(std::make_unique<CountingReward>(*t.reward));
     t.reward = counters.back().get();

@@ -93,6 +93,13 @@ class CountingReward : public Reward {
   long long count_ = 0;
 };
 
+// One graph a learner trains on and the reward it trains with there (several of them train one
+// policy: HSDAG's and Placeto's multi-graph training). REQUIRES: both outlive the training.
+struct RewardTask {
+  const Problem* problem = nullptr;
+  Reward* reward = nullptr;
+};
+
 // A learner's unit of reward: the fastest single-device placement, found with one evaluation
 // per device (these are references, not samples of a policy). Feasible devices are preferred
 // once one has been timed; latency stays 1 s when no device could be timed.

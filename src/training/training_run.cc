@@ -102,14 +102,14 @@ TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
     t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.results = {t};
   } else if (run.algo == "hsdag") {
-    std::vector<HsdagTask> tasks{{&problem, &reward}};
+    std::vector<RewardTask> tasks{{&problem, &reward}};
     for (std::size_t i = 0; i < run.also.size(); ++i) tasks.push_back({run.also[i], other_rewards[i].get()});
     out.results = tasks.size() > 1 ? train_hsdag_multi(tasks, run.hsdag, run.on_episode)
                                    : std::vector<TrainResult>{train_hsdag(problem, reward, run.hsdag, run.on_episode)};
   } else {
     PeerConfig cfg = run.peer;
     cfg.algo = run.algo;
-    std::vector<PeerTask> tasks{{&problem, &reward}};
+    std::vector<RewardTask> tasks{{&problem, &reward}};
     for (std::size_t i = 0; i < run.also.size(); ++i) tasks.push_back({run.also[i], other_rewards[i].get()});
     const std::vector<PeerResult> peers =
         cfg.algo == "placeto" ? train_placeto_multi(tasks, cfg, run.on_episode)
