@@ -31,9 +31,8 @@ Workload& Workload::operator=(Workload&&) noexcept = default;
 
 Workload Workload::load(const WorkloadSpec& spec) {
   auto impl = std::make_unique<Impl>();
-  LocalCluster local;
-  if (spec.cluster == "local") local.cluster = local_cluster();
-  impl->loaded = load_problem(spec.model, spec.inputs, spec.cluster, spec.costs, spec.fusion, local);
+  impl->loaded =
+      load_problem(spec.model, spec.inputs, spec.cluster, spec.costs, spec.fusion, local_cluster_for(spec.cluster));
   return Workload(std::move(impl));
 }
 

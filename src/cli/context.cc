@@ -12,10 +12,8 @@ namespace devplace::cli {
 Model load_model_only(const ModelOptions& opts) { return load_model(opts.model, import_options(opts.inputs)); }
 
 std::unique_ptr<Context> load_context(const ModelOptions& opts) {
-  LocalCluster local;
-  local.by_default = opts.local_by_default;
-  if (opts.cluster == "local" || (opts.cluster.empty() && opts.local_by_default)) local.cluster = local_cluster();
-  return load_problem(opts.model, opts.inputs, opts.cluster, opts.costs, opts.fusion, local);
+  return load_problem(opts.model, opts.inputs, opts.cluster, opts.costs, opts.fusion,
+                      local_cluster_for(opts.cluster, opts.local_by_default));
 }
 
 Placement placement_from_options(const Graph& g, const Cluster& c, const std::string& placement_file,

@@ -119,8 +119,14 @@ class Problem {
   double task_time(int op, int d, double seconds) const {
     if (!execution_ || folded_[op] || !(seconds < kInfeasibleTime)) return seconds;
     const Execution& x = *execution_;
-    const double kernel = x.async[d] ? x.kernel_min[d] + x.device_scale[d] * kernel_time(op, d) : 0.0;
-    return x.dispatch[d] + x.op_scale[d] * seconds + kernel;
+    return x.dispatch[d] + x.op_scale[d] * seconds + (x.async[d] ? stream_time(op, d) : 0.0);
+  }
+  // Seconds the kernel of `op` runs on asynchronous device `d`'s stream under the execution
+  // model: kernel_min + device_scale x its roofline kernel time, 0 for an op without a kernel.
+  // REQUIRES execution().
+  double stream_time(int op, int d) const {
+    const double kt = kernel_time(op, d);
+    return kt > 0 ? execution_->kernel_min[d] + execution_->device_scale[d] * kt : 0.0;
   }
   // Seconds a task that finds device `d`'s worker idle waits for it to wake (0 without an
   // execution model).

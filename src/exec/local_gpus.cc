@@ -37,4 +37,11 @@ std::vector<GpuDescription> cuda_devices() {
 
 Cluster local_cluster() { return machine_cluster({describe_cpu(), cuda_devices()}); }
 
+LocalCluster local_cluster_for(const std::string& cluster_spec, bool local_by_default) {
+  LocalCluster local;
+  local.by_default = local_by_default;
+  if (cluster_spec == "local" || (cluster_spec.empty() && local_by_default)) local.cluster = local_cluster();
+  return local;
+}
+
 }  // namespace devplace

@@ -7,7 +7,6 @@
 #include <random>
 #include <set>
 
-#include "cost/execution_model.h"
 #include "io/tarnawski_import.h"
 #include "place/synthetic.h"
 #include "place/tarnawski_objective.h"
@@ -77,10 +76,7 @@ TEST(ScheduleEnv, UnderAnExecutionModelChargesDispatchWakeUpsAndCrossings) {
   Chain c;
   c.b.table.op_time["c"] = {{"cpu", 1}, {"gpu", 3}};
   Problem p(c.b.g, test::two_devices(), &c.b.table);
-  ExecutionModel m;
-  m.devices = {{.device = "cpu", .dispatch = 0.1, .wake = 2}, {.device = "gpu"}};  // both synchronous
-  m.crossings = {{"cpu", "gpu", 0.2, 1000}, {"gpu", "cpu", 0.2, 1000}};  // 100-byte tensors: 0.1 s
-  p.set_execution(m, "");
+  p.set_execution(test::two_devices_execution(), "");
   const int a = c.b.g.find_op("a");
   EXPECT_DOUBLE_EQ(p.transfer_time(c.b.g.op(a).outputs[0], 0, 1), 0.2 + 0.1);        // the gpu's thread copies
   EXPECT_DOUBLE_EQ(p.transfer_time(c.b.g.op(a).outputs[0], 1, 0), 0.2 + 0.1 + 0.1);  // the cpu's, 0.1 dispatch

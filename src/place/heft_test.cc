@@ -4,7 +4,6 @@
 
 #include <cmath>
 
-#include "cost/execution_model.h"
 #include "io/model.h"
 #include "place/placer.h"
 #include "sim/simulator.h"
@@ -78,10 +77,7 @@ TEST(Heft, UnderAnExecutionModelChargesTheIdleWorkersWakeUp) {
   Problem plain(b.g, two_devices(), &b.table);
   EXPECT_EQ(heft(plain), (Placement{0, 1, 0}));
   Problem executed(b.g, two_devices(), &b.table);
-  ExecutionModel m;
-  m.devices = {{.device = "cpu", .dispatch = 0.1, .wake = 2}, {.device = "gpu"}};  // both synchronous
-  m.crossings = {{"cpu", "gpu", 0.2, 1000}, {"gpu", "cpu", 0.2, 1000}};  // 100-byte tensors: 0.1 s
-  executed.set_execution(m, "");
+  executed.set_execution(test::two_devices_execution(), "");
   EXPECT_EQ(heft(executed), (Placement{0, 1, 1}));
 }
 

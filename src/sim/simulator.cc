@@ -268,8 +268,7 @@ bool Simulator::simulate_executor(const Placement& p) {
         host_end = op_end_[op] = start + work;
       } else {
         const double launched = start + work;
-        const double kt = problem_.kernel_time(op, w);
-        const double kernel = kt > 0 ? x.kernel_min[w] + x.device_scale[w] * kt : 0.0;
+        const double kernel = problem_.stream_time(op, w);
         op_start_[op] = stream_item(w, launched, kernel);
         op_end_[op] = op_start_[op] + kernel;
         host_end = launched;

@@ -8,6 +8,7 @@
 
 #include "cost/cluster.h"
 #include "cost/cost_table.h"
+#include "cost/execution_model.h"
 #include "graph/graph.h"
 #include "sim/schedule.h"
 
@@ -28,6 +29,16 @@ inline Cluster two_devices(std::int64_t gpu_memory = 0) {
   c.set_link({0, 1, 1e9, 0});
   c.set_link({1, 0, 1e9, 0});
   return c;
+}
+
+// An execution model for two_devices() whose costs a test computes by hand: both devices
+// synchronous, the cpu's worker 0.1 s per task and 2 s to wake, each crossing 0.2 s plus
+// 1000 bytes/s (0.1 s for Builder's 100-byte tensors), the gpu's worker free.
+inline ExecutionModel two_devices_execution() {
+  ExecutionModel m;
+  m.devices = {{.device = "cpu", .dispatch = 0.1, .wake = 2}, {.device = "gpu"}};
+  m.crossings = {{"cpu", "gpu", 0.2, 1000}, {"gpu", "cpu", 0.2, 1000}};
+  return m;
 }
 
 struct Builder {
