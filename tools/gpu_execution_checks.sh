@@ -1,7 +1,7 @@
 #!/bin/bash
 # The checks of docs/design/execution.md and docs/design/cost-model.md that need a CPU + GPU machine, in one
 # script for a lent one (../shared/gpu/README.md builds devplace there first, into /tmp/build, and
-# writes the cluster file h200.toml). Not run yet: no GPU was at hand when it was written.
+# writes the cluster file h200.toml). docs/results/gpu-checks-2026-12-04.log logs its steps on one.
 #   DEVPLACE_BIN=/tmp/build/devplace BUILD=/tmp/build CLUSTER=/path/h200.toml OUT=$OUT \
 #     bash tools/gpu_execution_checks.sh
 # Writes OUT/log.txt and, per model, OUT/MODEL/{costs.json,run.json,calibrated.json,chosen/*}.

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Fine-tuning the learned placer by policy gradient, for the comparison with expert iteration in
-docs/design/learned.md: each fold policy (pretraining seeds 1-3) on Inception-V3 and BERT-base (`paper`)
-at 500 and 2,000 reward evaluations, tuning seeds 1-5, 16 placements per update (as learned-tuned
-was before expert iteration); prints the policy's own placement's latency, as CSV.
+docs/results/2026-12-04-learned-placer.md: each fold policy (pretraining seeds 1-3) on Inception-V3 and
+BERT-base (`paper`) at 500 and 2,000 reward evaluations, tuning seeds 1-5, 16 placements per update
+(ListPolicyConfig's default samples); prints the policy's own placement's latency, as CSV.
 
     PYTHONPATH=build/python python3 python/examples/compare_tuning.py POLICY_DIR
         (POLICY_DIR holds fold<F>-s<S>.pt from tools/evaluate_learned.sh)

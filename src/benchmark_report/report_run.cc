@@ -49,8 +49,8 @@ struct Budgets {
   std::int64_t tarnawski_ls_evals = 20000;
   std::vector<int> scale_sizes = {1000, 10000, 100000};
   int scale_hsdag_episodes = 10, scale_hsdag_max_ops = 100000;
-  // The learned peers stop at this size. Before rnn and placeto capped their decision groups
-  // (PeerConfig::max_groups), rnn at 10k ops was killed by the OOM killer at 24 GB resident.
+  // The learned peers stop at this size: placeto simulates the graph after every step, so its
+  // sweeps cost O(groups x ops) (the report's scale note, written below, says so).
   int scale_peer_max_ops = 10000;
   std::int64_t scale_ls_evals = 1000;
   double scale_cap_s = 300;  // a placer is skipped at a size where its predicted time exceeds this

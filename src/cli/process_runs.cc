@@ -58,8 +58,7 @@ std::unique_ptr<Executor> make_share_executor(const Context& ctx, const ExecArgs
   o.pin_threads = !e.no_pin;
   o.seed = e.weights_seed;
   // Idle workers sleep at once: a spinning worker takes the core from this process's receiving
-  // thread and Gloo's (ResNet-50, random placements over two processes on this 2-core machine:
-  // 183-204 ms measured with 2 ms spins, 138-154 ms without).
+  // thread and Gloo's, which matters most where the processes have few cores.
   o.spin_us = 0;
   return std::make_unique<Executor>(pb.graph(), mine, o);
 }

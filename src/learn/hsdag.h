@@ -20,8 +20,8 @@
 
 namespace devplace {
 
-// A default-constructed HsdagConfig is the "default" preset (ours, chosen by measurement,
-// docs/design/hsdag.md); hsdag_preset("paper") is the released configuration.
+// A default-constructed HsdagConfig is the "default" preset (ours; docs/design/hsdag.md says why
+// each setting); hsdag_preset("paper") is the released configuration.
 struct HsdagConfig {
   // Network.
   int hidden = 64;
@@ -62,14 +62,13 @@ struct HsdagConfig {
   // the placement feasible (contiguity_mask.h). Off: infeasible samples are ranked instead.
   bool feasibility_mask = true;
   // Under the Tarnawski objective, every single-predecessor chain is one decision unit (the
-  // preset's units otherwise): an accelerator's ops must form a contiguous set there, and per-op
-  // units over 6-15 devices left the policy's own placement behind cpu-only on Layer/inceptionv3
-  // and far behind its samples on gnmt and bert_l-12 (docs/design/hsdag.md).
+  // preset's units otherwise): an accelerator's ops must form a contiguous set there, so a chain
+  // is the natural unit, kept whole by one decision.
   bool chains_under_contiguity = true;
   // Beyond the paper: the untrained policy's probability of the best single device at every
   // unit (the others share the rest), as Placeto starts from that device. 0 = no lean (the
   // default); 0.5 changes nothing on two devices and starts many-device clusters half on the
-  // best one (measured under the Tarnawski model in docs/design/hsdag.md).
+  // best one.
   double start_share = 0;
   std::uint64_t seed = 1;
   // Beyond the paper: after training, improve the best placement by single-op moves for at
@@ -93,7 +92,7 @@ struct HsdagConfig {
 // The configuration training on `objective` uses: `config` with chains_under_contiguity applied.
 HsdagConfig hsdag_config_for(HsdagConfig config, Objective objective);
 
-// "paper": the released configuration; "default": ours (chosen by measurement, docs/design/hsdag.md).
+// "paper": the released configuration; "default": ours (docs/design/hsdag.md, "Presets").
 HsdagConfig hsdag_preset(const std::string& name);
 // Applies "key=value" (e.g. "lr=0.003", "levels=2", "merge=false"); throws Error on a bad key.
 void apply_hsdag_override(HsdagConfig& config, const std::string& assignment);

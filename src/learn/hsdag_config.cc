@@ -7,7 +7,7 @@
 namespace devplace {
 
 HsdagConfig hsdag_preset(const std::string& name) {
-  // "default": ours, chosen by measurement (docs/design/hsdag.md), as HsdagConfig's own defaults: every
+  // "default": ours (docs/design/hsdag.md says why), as HsdagConfig's own defaults: every
   // op its own decision unit (zero-cost ops co-located), pooling that merges mutually dominant
   // edges and acts as a prior (each node adds its own logits to its group's), cost features,
   // the clipped policy gradient with a decaying entropy bonus and learning rate, an early stop

@@ -25,11 +25,11 @@ const std::vector<LearnedComposition>& learned_compositions() {
       {"learned-tuned-sampled", S::tuned_best},
       {"learned-tuned-discrepancy", S::tuned, I::discrepancy, B::half},
       {"learned-moves", S::greedy, I::moves},
-      // An eighth of the budget decodes: chosen among 4, 8, 16 and 32 of 64 on held-out synthetic
-      // graphs (docs/results/2026-12-04-learned-placer.md).
+      // An eighth of the budget decodes (a better start than the policy's own placement); the move
+      // search, which gains more from each further evaluation, spends the rest.
       {"learned-discrepancy-moves", S::discrepancy, I::moves, B::an_eighth},
-      // Half decodes, half searches segments: chosen among 1/4, 1/2 and 3/4 of 2,000 on random
-      // cost graphs (docs/results/2026-12-04-learned-placer.md).
+      // Half decodes, half searches segments from the decoding's best: segment search moves whole
+      // stretches of blocks at once, which the decoding's single decisions cannot.
       {"learned-discrepancy-segments", S::discrepancy, I::segments, B::half},
   };
   return rows;

@@ -227,13 +227,12 @@ struct ListPolicy::Impl {
 
 // Under Tarnawski's model, about one candidate in kRunEvery of limited-discrepancy decoding forces a
 // run of kRunLengths[i] decisions (in turn) to one device, in turn the doubtful decision's second
-// device and the host, keeping the incumbent's other decisions. Chosen on their eight graphs among
-// a run every 2, 4 or 8 candidates, or none; the host and the kept decisions on twelve random
-// cost graphs (tools/tarnawski_validation.sh; docs/results/2026-12-04-learned-placer.md).
+// device and the host, keeping the incumbent's other decisions: the contiguous accelerator sets
+// and host stretches that single changes rarely reach, while most candidates stay single changes.
 constexpr std::size_t kRunEvery = 4;
 constexpr std::array<int, 3> kRunLengths = {4, 16, 64};
 // Under Tarnawski's model, from this budget on the decoding is a portfolio of two searches
-// (search_portfolio). Chosen on the twelve random cost graphs among 250, 500, 1,000 and 2,000.
+// (search_portfolio); below it one search does better than two of half the budget each.
 constexpr int kPortfolioBudget = 1000;
 
 // Limited-discrepancy decoding (ListPolicy::decode_with_discrepancies): the best rollout found

@@ -42,9 +42,8 @@ struct ListPolicyConfig {
   // How fine_tune_list_policy learns on its one problem: expert iteration (each update a search
   // with the policy of `samples` evaluations, then tune_steps imitation steps towards the best
   // placement found so far), or clipped policy gradient on `samples` sampled placements. Expert
-  // iteration was chosen on Inception-V3 and BERT-base at 500 and 2,000 evaluations
-  // (docs/design/learned.md): its policy's own placement ends at or near the best it found, where
-  // policy gradient's ended above local search on Inception-V3.
+  // iteration is the default: the tuned policy's own placement ends at or near the best placement
+  // it found (docs/results/2026-12-04-learned-placer.md compares the two).
   enum class Tuning { expert, policy_gradient } tuning = Tuning::expert;
   int tune_steps = 16;
   PolicyGradientOptions pg;
@@ -93,10 +92,9 @@ class ListPolicy {
   // `rounds` rounds, each from the best placement so far (or, when a round found nothing better,
   // at the next most doubtful decisions; once every single change is tried, pairs of them). At
   // most `budget` evaluations of `reward`; the best. rounds <= 0: rounds of 16 rollouts, at least
-  // 2 (chosen among 1, 2, 4, 8 rounds at 64 evaluations and 8 to 250 at 500 and 2,000;
-  // docs/design/learned.md says on what). Under Tarnawski's model about one rollout in four instead moves a
-  // run of 4, 16 or 64 decisions (units in topological order) to one device (in turn the second
-  // most likely one and the host), keeping the incumbent's other decisions; from 1,000 evaluations
+  // 2. Under Tarnawski's model about one rollout in four instead moves a run of 4, 16 or 64
+  // decisions (units in topological order) to one device (in turn the second most likely one and
+  // the host), keeping the incumbent's other decisions; from 1,000 evaluations
   // (with rounds <= 0) half the budget searches from the policy's own placement and half from the
   // best start that leaves the first 2, 4, 8, ... decisions on the host.
   Placement decode_with_discrepancies(const Problem& problem, Reward& reward, int budget, int rounds = 0,

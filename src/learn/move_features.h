@@ -5,9 +5,9 @@
 // The features come from the timeline of the placement: the reward's trace of it where the
 // reward keeps one (the simulator's schedule of a placement it has evaluated: Reward::trace, no
 // further evaluation), else the list scheduler's own estimate (learn/schedule_env.h replayed with
-// the placement's decisions: HEFT's model without insertion). The trace ranks moves better: on
-// held-out synthetic graphs the search with it ends 0.6-1.7% lower (docs/design/learned.md). Per move: the op's time on both devices, its slack in the
-// estimated schedule (how late it may finish without delaying the end), how late it would be on
+// the placement's decisions: HEFT's model without insertion). The trace ranks moves better: it is
+// the timeline the reward itself computed. Per move: the op's time on both devices, its slack in
+// the estimated schedule (how late it may finish without delaying the end), how late it would be on
 // the other device given where its producers and consumers are, the idle time of that device
 // around it, both devices' load, the transfers it adds or saves, the fusion it breaks, memory,
 // how much earlier the next op on its device could start without it and how much earlier its

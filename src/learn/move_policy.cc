@@ -33,36 +33,28 @@ constexpr std::int64_t kEnsembleFormat = 102;  // several scorers, their predict
 constexpr double kClip = 10;
 // The search evaluates the best k untried moves together, k adapting like a trust region's
 // radius: it starts at 16, doubles after an improvement (up to 256) and falls to a quarter (at
-// least 1) after a failure. Chosen on held-out synthetic graphs (`pretrain-moves --validate 48`,
-// three corpus seeds) against a line search of 4, 16, 64 and 256 moves from every placement
-// (four evaluations per round), ×4 growth, halving, and starting at 4 (docs/results/2026-12-04-learned-placer.md).
+// least 1) after a failure, so it takes many moves per evaluation while the ranking holds.
 constexpr int kFirstSetSize = 16;
 constexpr int kLargestSet = 256;
 // A failed set at most 1% slower than the incumbent becomes the incumbent, at most 4 times per
-// search (the best placement evaluated is what the search returns). Chosen on the same graphs
-// among 0.5% x 2, 1% x 4, 1% x 8 and 2% x 8 (docs/results/2026-12-04-learned-placer.md).
+// search: moves that only pay together each look like a loss alone. The search still returns
+// the best placement it evaluated.
 constexpr double kSidewaysSlack = 0.01;
 constexpr int kSidewaysSteps = 4;
 // The search corrects its scorer by the single moves it evaluated (MoveCorrection), each class's
-// mean error shrunk by one more error of nothing. Chosen on held-out synthetic graphs of the
-// training families and of the decoder family (docs/results/2026-12-04-learned-placer.md) against no correction, sets of up
-// to 4 moves as evidence too (a failed set says little of each move in it), and weights 0.5 and 2.
+// mean error shrunk by one more error of nothing; sets are no evidence (a failed set says little
+// of each move in it).
 constexpr double kCorrectionPrior = 1;
-// An improvement under 0.3% keeps the moves that failed set aside: cleared after each, the search
-// retried the same failed moves after every negligible change (on Inception-V3 a move of an op
-// with slack gains 0.001%). Chosen on held-out synthetic graphs at 64 and 500 evaluations against
-// clearing after any improvement and 0.1%, and against not reading the moves again after a
-// negligible change (docs/results/2026-12-04-learned-placer.md).
+// An improvement under 0.3% keeps the moves that failed set aside, so that a negligible change
+// (a move of an op with slack gains next to nothing) does not make the search retry them all.
 constexpr double kNegligibleGain = 0.003;
 // Stuck at a placement no single move improves, with evaluations left, the search goes back to
 // the fastest placement evaluated and makes 8 of its best-ranked moves at once (the next 8 at the
-// next such stop), keeps the result whatever it costs and searches on from there. Chosen on
-// held-out synthetic graphs at 2,000 evaluations, where the search stopped with up to 40% of
-// the budget left on Inception-V3, against stopping (docs/results/2026-12-04-learned-placer.md).
+// next such stop), keeps the result whatever it costs and searches on from there, rather than
+// stop with budget left.
 constexpr int kKickMoves = 8;
 // The scorer reads a placement's moves 1,024 rows at a time: the hidden layers of ten thousand
-// rows at once leave the cache (BERT-large's 9,200 moves: 7-60 ms per read in one batch, a
-// quarter of that in chunks, the same predictions).
+// rows at once leave the cache; chunks give the same predictions faster.
 constexpr std::int64_t kPredictRows = 1024;
 // The search remembers the latency of the last 256 placements it evaluated (memory: 256 x ops).
 constexpr std::size_t kRemembered = 256;

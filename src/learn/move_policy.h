@@ -89,7 +89,7 @@ class MovePolicy {
 // shifted by the mean error (observed - predicted, percent) of the single moves of its class it
 // evaluated (the head op's type, the unit, the device it leaves and the one it goes to), shrunk as
 // if one more had erred by nothing. On graphs unlike the scorer's training ones its ranking can
-// be wrong for a whole class (on TinyLlama the 10 best-ranked moves, one per layer, all lose).
+// be wrong for a whole class (the same move in every layer, all ranked first, all losing).
 // It keeps views of the problem's op types: the problem must outlive it.
 class MoveCorrection {
  public:

@@ -5,8 +5,8 @@
 // Why it looks like this (docs/design/hsdag.md, "Why the policy used to collapse"):
 //  - Advantages are centred on the batch (the batch mean is the baseline), so when every
 //    sample of a nearly deterministic policy gets the same reward, every advantage is 0: no
-//    shared offset pushes all samples one way. The old moving-average baseline lagged the batch
-//    and, divided by a vanishing batch spread, pushed full-size steps in one direction.
+//    shared offset pushes all samples one way (a moving-average baseline lags the batch and,
+//    divided by a vanishing batch spread, pushes full-size steps in one direction).
 //  - They are divided by the batch's spread only down to a floor, so a converged batch gives
 //    small steps, not noise blown up to full size.
 //  - Infeasible placements score below every feasible one and are ranked by how far they are

@@ -172,9 +172,8 @@ std::vector<std::vector<int>> segment_units(const Problem& p) {
   for (int x = 0; x < B; ++x) leader[x] = *std::min_element(b.members[x].begin(), b.members[x].end(), first);
   // Depth first (Kahn's algorithm with a stack): a branch is followed to its join before the next
   // one starts, so a branch forms one stretch of the order. The newly ready blocks go on the
-  // stack worst first, the best (highest leader rank) on top. Chosen over highest-rank-first
-  // (breadth-first, the learned placer's own order) and the graph's numbering on 24 random cost
-  // graphs (docs/design/learned.md).
+  // stack worst first, the best (highest leader rank) on top. A placement good under this model
+  // is a few such stretches, so a branch should be one segment, not interleaved with its siblings.
   std::vector<int> waiting(B), stack, ready;
   auto push = [&] {
     std::sort(ready.begin(), ready.end(), [&](int x, int y) { return first(leader[y], leader[x]); });

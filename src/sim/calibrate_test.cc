@@ -1,7 +1,7 @@
 // The execution model against real runs: fitted on part of the measurements of the shared H200
-// machine (../shared/data/h200-2026-12-04: one CPU worker + one H200, the executor of f786e20 with
-// blocking copies), it must predict the rest. The figures are printed (docs/design/cost-model.md quotes
-// them).
+// machine (../shared/data/h200-2026-12-04: one CPU worker + one H200, devplace's executor with
+// blocking copies; the data's README names its build), it must predict the rest. The figures
+// are printed (docs/design/cost-model.md quotes them).
 #include "sim/calibrate.h"
 
 #include <gtest/gtest.h>
