@@ -45,6 +45,7 @@
 #include "exec/onnx_ops.h"
 #include "graph/op_costs.h"
 #include "io/onnx_import.h"
+#include "exec/matrix_products.h"
 #include "util/blas_threads.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -53,6 +54,7 @@
 
 namespace devplace {
 
+using exec::MatrixProducts;
 using exec::run_onnx_op;
 using Clock = std::chrono::steady_clock;
 
@@ -146,8 +148,10 @@ struct Executor::Impl {
   const Graph& g;
   std::vector<WorkerSpec> specs;
   ExecOptions opt;
-  // A cpu worker's matrix products must use its own threads only (util/blas_threads.h).
-  ScopedBlasThreads blas_threads{opt.intra_op_threads};
+  // Matrix products run on oneDNN, in the worker's OpenMP team; what ATen still hands to the BLAS
+  // runs on the calling thread alone: a second pool whose threads spin after each call would
+  // take the cores the worker's team needs (util/blas_threads.h).
+  ScopedBlasThreads blas_threads{1};
   int W = 0, T = 0, N = 0;
 
   // Static structure.
@@ -175,6 +179,7 @@ struct Executor::Impl {
     std::deque<Task> queue;
     std::atomic<int> queued{0};  // queue.size(), readable without the lock (for spinning)
     bool stop = false;
+    MatrixProducts products;  // used by this worker's thread only
   };
   std::vector<std::unique_ptr<Worker>> workers;
 #ifdef DEVPLACE_CUDA_COPIES
@@ -605,7 +610,8 @@ struct Executor::Impl {
     }
     if (attr_input[op].defined()) ins.push_back(attr_input[op]);
     // Profiling keeps every tensor for timing copies afterwards: nothing is overwritten then.
-    std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source(), overwrite_input0[op] != 0 && !keep_all);
+    std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source(), overwrite_input0[op] != 0 && !keep_all,
+                                                 &workers[w]->products);
     ins.clear();
     const auto end = Clock::now();
     op_spans[op] = {seconds_between(t0, start), seconds_between(t0, end), w};

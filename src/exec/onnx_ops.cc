@@ -9,6 +9,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "exec/matrix_products.h"
 #include "util/error.h"
 
 namespace devplace::exec {
@@ -23,6 +24,14 @@ struct Ctx {
   const Inputs& in;
   const std::string& source;
   bool overwrite_input0 = false;
+  MatrixProducts* products = nullptr;  // the caller's, or this call's own
+
+  // a x b (+ bias over the last dim), as at::matmul, on oneDNN for float CPU tensors.
+  at::Tensor product(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias = {}) const {
+    if (products) return products->matmul(a, b, bias);
+    MatrixProducts own;
+    return own.matmul(a, b, bias);
+  }
 
   [[noreturn]] void fail(const std::string& why) const { throw Error(source, op.name, op.type + ": " + why); }
   const at::Tensor& input(std::size_t i) const {
@@ -199,16 +208,23 @@ Outputs clip(const Ctx& c) {
 Outputs where(const Ctx& c) { return {at::where(c.input(0), c.input(1), c.input(2))}; }
 
 // ---- linear algebra ----
-Outputs matmul(const Ctx& c) { return {at::matmul(c.input(0), c.input(1))}; }
+Outputs matmul(const Ctx& c) { return {c.product(c.input(0), c.input(1))}; }
 
 Outputs gemm(const Ctx& c) {
   at::Tensor a = c.input(0), b = c.input(1);
   if (c.i("transA", 0)) a = a.t();
   if (c.i("transB", 0)) b = b.t();
   const double alpha = c.f("alpha", 1.0), beta = c.f("beta", 1.0);
-  if (c.has(2)) return {at::addmm(c.in[2], a, b, beta, alpha)};
-  at::Tensor r = at::mm(a, b);
-  return {alpha == 1.0 ? r : r * alpha};
+  if (a.dim() != 2 || b.dim() != 2) c.fail("A and B must be matrices");
+  // The common case, a bias over the output columns, is added by the product itself.
+  const bool row_bias = c.has(2) && beta == 1.0 && alpha == 1.0 &&
+                        (c.in[2].dim() == 1 || (c.in[2].dim() == 2 && c.in[2].size(0) == 1)) &&
+                        c.in[2].numel() == b.size(1);
+  if (row_bias) return {c.product(a, b, c.in[2].reshape({-1}))};
+  at::Tensor r = c.product(a, b);
+  if (alpha != 1.0) r.mul_(alpha);
+  if (c.has(2)) r = r + (beta == 1.0 ? c.in[2] : c.in[2] * beta);
+  return {r};
 }
 
 // ---- convolution and pooling ----
@@ -303,14 +319,13 @@ Outputs conv(const Ctx& c) {
       const std::int64_t h = x.size(2), wd = x.size(3);
       // [N H W, C] x [C, Cout], the bias added by the same BLAS call.
       const at::Tensor rows = x.permute({0, 2, 3, 1}).reshape({n * h * wd, x.size(1)});
-      y = bias ? at::addmm(*bias, rows, w2.t()) : at::mm(rows, w2.t());
+      y = c.product(rows, w2.t(), bias);
       return {y.reshape({n, h, wd, out_channels}).permute({0, 3, 1, 2})};
     }
     // [N, L, C k k] x [C k k, Cout] on the unfolded input.
     const at::Tensor cols = at::im2col(x.contiguous(), kernel, dil, pads, strides);
     const std::int64_t oh = (x.size(2) + 2 * pads[0] - dil[0] * (kernel[0] - 1) - 1) / strides[0] + 1;
-    y = at::matmul(cols.transpose(1, 2), w2.t());
-    if (bias) y.add_(*bias);
+    y = c.product(cols.transpose(1, 2), w2.t(), bias);
     return {y.reshape({n, oh, -1, out_channels}).permute({0, 3, 1, 2})};
   }
   return {
@@ -1113,13 +1128,13 @@ const std::unordered_map<std::string, OpFn>& table() {
 }  // namespace
 
 std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>& inputs, const std::string& source,
-                                    bool overwrite_input0) {
+                                    bool overwrite_input0, MatrixProducts* products) {
   auto it = table().find(op.type);
   if (it == table().end())
     throw Error(
         source, op.name,
         "op type '" + op.type + "' is not supported by the executor (docs/design/execution.md lists the supported ops)", ErrorKind::unsupported);
-  Ctx c{op, inputs, source, overwrite_input0};
+  Ctx c{op, inputs, source, overwrite_input0, products};
   Outputs out;
   try {
     out = it->second(c);

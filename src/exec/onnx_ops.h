@@ -4,7 +4,7 @@
 // Inputs arrive in ONNX port order; an omitted optional input is an undefined at::Tensor.
 // Semantics follow the ONNX operator spec at opset 17 for the ops listed in
 // supported_onnx_ops(); anything else throws Error naming the op and its type.
-// Stateless and thread-safe: several workers call it at once.
+// Stateless and thread-safe: several workers call it at once (each with its own MatrixProducts).
 #pragma once
 
 #include <string>
@@ -20,12 +20,16 @@ class TensorProto;
 
 namespace devplace::exec {
 
+class MatrixProducts;
+
 // Evaluates `op` on `inputs` (on the device the inputs are on) and returns its outputs in port
 // order. Throws Error(source, op.name, reason) for an unsupported type or bad inputs.
 // `overwrite_input0`: the caller owns input 0 exclusively, so an element-wise op (Relu, Add, Mul,
 // Sub, Div, Sigmoid, Tanh, Erf) may write its result into it instead of a new tensor.
+// `products`: the calling thread's built matrix products (exec/matrix_products.h), reused run
+// after run; null builds them for this call alone.
 std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>& inputs, const std::string& source,
-                                    bool overwrite_input0 = false);
+                                    bool overwrite_input0 = false, MatrixProducts* products = nullptr);
 
 // A Conv's weight `w` in the layout the kernel run_onnx_op picks for it reads (channels-last for
 // most 2-D convolutions, output channels fastest for the ones it runs as one matrix product), given the input
