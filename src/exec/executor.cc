@@ -45,7 +45,7 @@
 #include "exec/onnx_ops.h"
 #include "graph/op_costs.h"
 #include "io/onnx_import.h"
-#include "exec/matrix_products.h"
+#include "exec/cpu_kernels.h"
 #include "util/blas_threads.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -54,7 +54,7 @@
 
 namespace devplace {
 
-using exec::MatrixProducts;
+using exec::CpuKernels;
 using exec::run_onnx_op;
 using Clock = std::chrono::steady_clock;
 
@@ -179,7 +179,7 @@ struct Executor::Impl {
     std::deque<Task> queue;
     std::atomic<int> queued{0};  // queue.size(), readable without the lock (for spinning)
     bool stop = false;
-    MatrixProducts products;  // used by this worker's thread only
+    CpuKernels products;  // used by this worker's thread only
   };
   std::vector<std::unique_ptr<Worker>> workers;
 #ifdef DEVPLACE_CUDA_COPIES
@@ -598,11 +598,14 @@ struct Executor::Impl {
     const auto start = Clock::now();
     std::vector<at::Tensor> ins;
     ins.reserve(ports[op].size());
+    std::uint64_t constant_inputs = 0;  // weights: the graph's initializers and what folds from them
     for (int t : ports[op]) {
       if (t < 0) {
         ins.emplace_back();
         continue;
       }
+      if (host_value[t].defined() && !g.tensor(t).is_graph_input && ins.size() < 64)
+        constant_inputs |= std::uint64_t{1} << ins.size();
       const at::Tensor& v = value(t, w);
       if (!v.defined())
         throw Error(g.source(), o.name, "internal: input '" + g.tensor(t).name + "' is not on its worker");
@@ -611,7 +614,7 @@ struct Executor::Impl {
     if (attr_input[op].defined()) ins.push_back(attr_input[op]);
     // Profiling keeps every tensor for timing copies afterwards: nothing is overwritten then.
     std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source(), overwrite_input0[op] != 0 && !keep_all,
-                                                 &workers[w]->products);
+                                                 &workers[w]->products, constant_inputs);
     ins.clear();
     const auto end = Clock::now();
     op_spans[op] = {seconds_between(t0, start), seconds_between(t0, end), w};

@@ -9,7 +9,7 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "exec/matrix_products.h"
+#include "exec/cpu_kernels.h"
 #include "util/error.h"
 
 namespace devplace::exec {
@@ -24,13 +24,21 @@ struct Ctx {
   const Inputs& in;
   const std::string& source;
   bool overwrite_input0 = false;
-  MatrixProducts* products = nullptr;  // the caller's, or this call's own
+  CpuKernels* products = nullptr;      // the caller's; null: kernels() makes this call's own
+  std::uint64_t constant_inputs = 0;   // bit i: input i is a weight, the same run after run
+  mutable std::unique_ptr<CpuKernels> own_kernels;
 
-  // a x b (+ bias over the last dim), as at::matmul, on oneDNN for float CPU tensors.
-  at::Tensor product(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias = {}) const {
-    if (products) return products->matmul(a, b, bias);
-    MatrixProducts own;
-    return own.matmul(a, b, bias);
+  bool constant(std::size_t i) const { return i < 64 && ((constant_inputs >> i) & 1) != 0; }
+  CpuKernels& kernels() const {
+    if (products) return *products;
+    if (!own_kernels) own_kernels = std::make_unique<CpuKernels>();
+    return *own_kernels;
+  }
+  // a x b (+ bias over the last dim), as at::matmul, on oneDNN for float CPU tensors; a constant
+  // b is laid out for the product once, by the caller's CpuKernels.
+  at::Tensor product(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias = {},
+                     bool b_constant = false) const {
+    return kernels().matmul(a, b, bias, b_constant && products);
   }
 
   [[noreturn]] void fail(const std::string& why) const { throw Error(source, op.name, op.type + ": " + why); }
@@ -208,7 +216,7 @@ Outputs clip(const Ctx& c) {
 Outputs where(const Ctx& c) { return {at::where(c.input(0), c.input(1), c.input(2))}; }
 
 // ---- linear algebra ----
-Outputs matmul(const Ctx& c) { return {c.product(c.input(0), c.input(1))}; }
+Outputs matmul(const Ctx& c) { return {c.product(c.input(0), c.input(1), {}, c.constant(1))}; }
 
 Outputs gemm(const Ctx& c) {
   at::Tensor a = c.input(0), b = c.input(1);
@@ -220,8 +228,8 @@ Outputs gemm(const Ctx& c) {
   const bool row_bias = c.has(2) && beta == 1.0 && alpha == 1.0 &&
                         (c.in[2].dim() == 1 || (c.in[2].dim() == 2 && c.in[2].size(0) == 1)) &&
                         c.in[2].numel() == b.size(1);
-  if (row_bias) return {c.product(a, b, c.in[2].reshape({-1}))};
-  at::Tensor r = c.product(a, b);
+  if (row_bias) return {c.product(a, b, c.in[2].reshape({-1}), c.constant(1))};
+  at::Tensor r = c.product(a, b, {}, c.constant(1));
   if (alpha != 1.0) r.mul_(alpha);
   if (c.has(2)) r = r + (beta == 1.0 ? c.in[2] : c.in[2] * beta);
   return {r};
@@ -273,7 +281,10 @@ std::vector<std::int64_t> or_ones(std::vector<std::int64_t> v, int n) {
 // tensors runs 3x3 convolutions at 90-180 GFLOP/s, channels-last (oneDNN) at about 210; a 1x1
 // convolution is one matrix product (OpenBLAS, 350 GFLOP/s), and a convolution with a small
 // output (7x7, 8x8) is fastest as one product of the unfolded input (im2col) with the weight.
-enum class ConvKernel { aten, channels_last, product };
+// How a Conv runs on float CPU tensors: unpadded, undilated 1x1 convolutions as one matrix
+// product over the channels-last input; every other ungrouped 2-D one as oneDNN's direct
+// convolution (CpuKernels::conv2d); the rest (grouped, 1-D, 3-D) through at::convolution.
+enum class ConvKernel { aten, direct, product };
 
 ConvKernel conv_kernel(const Op& op, at::IntArrayRef x, at::IntArrayRef w) {
   if (x.size() != 4 || w.size() != 4 || op.attr_int("group", 1) != 1) return ConvKernel::aten;
@@ -282,11 +293,7 @@ ConvKernel conv_kernel(const Op& op, at::IntArrayRef x, at::IntArrayRef w) {
   const bool unpadded = auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" &&
                         std::all_of(pads.begin(), pads.end(), [](std::int64_t p) { return p == 0; });
   const bool undilated = std::all_of(dilations.begin(), dilations.end(), [](std::int64_t d) { return d == 1; });
-  if (w[2] == 1 && w[3] == 1) return unpadded && undilated ? ConvKernel::product : ConvKernel::aten;
-  std::vector<std::int64_t> strides = op.attr_ints("strides");
-  if (strides.size() != 2) strides = {1, 1};
-  const std::int64_t outputs = (x[2] / strides[0]) * (x[3] / strides[1]);
-  return outputs <= 64 ? ConvKernel::product : ConvKernel::channels_last;
+  return w[2] == 1 && w[3] == 1 && unpadded && undilated ? ConvKernel::product : ConvKernel::direct;
 }
 
 Outputs conv(const Ctx& c) {
@@ -303,30 +310,17 @@ Outputs conv(const Ctx& c) {
   if (c.has(2)) bias = c.in[2];
   const bool cpu_float = x.is_cpu() && x.scalar_type() == at::kFloat && w.scalar_type() == at::kFloat;
   const ConvKernel k = cpu_float ? conv_kernel(c.op, x.sizes(), w.sizes()) : ConvKernel::aten;
-  if (k == ConvKernel::channels_last) {
+  // A weight is laid out for the kernel once when it is constant and the caller keeps kernels.
+  const bool w_constant = c.constant(1) && c.products;
+  if (k == ConvKernel::direct) return {c.kernels().conv2d(x, w, bias, strides, pads, dil, w_constant)};
+  if (k == ConvKernel::product) {
+    // [N H W, C] x [C, Cout] on the channels-last input, the bias added by the product.
+    if (strides[0] > 1 || strides[1] > 1) x = x.slice(2, 0, x.size(2), strides[0]).slice(3, 0, x.size(3), strides[1]);
     x = x.contiguous(at::MemoryFormat::ChannelsLast);
-    if (!w.is_contiguous(at::MemoryFormat::ChannelsLast)) w = w.contiguous(at::MemoryFormat::ChannelsLast);
-  } else if (k == ConvKernel::product) {
-    const std::int64_t n = x.size(0), out_channels = w.size(0);
-    const at::Tensor w2 = w.reshape({out_channels, -1});
-    at::Tensor y;
-    // Both products are computed in one orientation whatever the input's layout (the output is
-    // channels-last), so that an op computes the same bits on any worker: a tensor that arrives
-    // from another process is NCHW, one from this process keeps its layout.
-    if (w.size(2) == 1 && w.size(3) == 1) {  // unpadded, undilated (conv_kernel)
-      if (strides[0] > 1 || strides[1] > 1) x = x.slice(2, 0, x.size(2), strides[0]).slice(3, 0, x.size(3), strides[1]);
-      x = x.contiguous(at::MemoryFormat::ChannelsLast);
-      const std::int64_t h = x.size(2), wd = x.size(3);
-      // [N H W, C] x [C, Cout], the bias added by the same BLAS call.
-      const at::Tensor rows = x.permute({0, 2, 3, 1}).reshape({n * h * wd, x.size(1)});
-      y = c.product(rows, w2.t(), bias);
-      return {y.reshape({n, h, wd, out_channels}).permute({0, 3, 1, 2})};
-    }
-    // [N, L, C k k] x [C k k, Cout] on the unfolded input.
-    const at::Tensor cols = at::im2col(x.contiguous(), kernel, dil, pads, strides);
-    const std::int64_t oh = (x.size(2) + 2 * pads[0] - dil[0] * (kernel[0] - 1) - 1) / strides[0] + 1;
-    y = c.product(cols.transpose(1, 2), w2.t(), bias);
-    return {y.reshape({n, oh, -1, out_channels}).permute({0, 3, 1, 2})};
+    const std::int64_t n = x.size(0), h = x.size(2), wd = x.size(3), out_channels = w.size(0);
+    const at::Tensor rows = x.permute({0, 2, 3, 1}).reshape({n * h * wd, x.size(1)});
+    const at::Tensor y = c.kernels().matmul(rows, w.reshape({out_channels, -1}).t(), bias, w_constant);
+    return {y.reshape({n, h, wd, out_channels}).permute({0, 3, 1, 2})};
   }
   return {
       at::convolution(x, w, bias, strides, pads, dil, false, std::vector<std::int64_t>(spatial, 0), c.i("group", 1))};
@@ -1128,13 +1122,14 @@ const std::unordered_map<std::string, OpFn>& table() {
 }  // namespace
 
 std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>& inputs, const std::string& source,
-                                    bool overwrite_input0, MatrixProducts* products) {
+                                    bool overwrite_input0, CpuKernels* products,
+                                    std::uint64_t constant_inputs) {
   auto it = table().find(op.type);
   if (it == table().end())
     throw Error(
         source, op.name,
         "op type '" + op.type + "' is not supported by the executor (docs/design/execution.md lists the supported ops)", ErrorKind::unsupported);
-  Ctx c{op, inputs, source, overwrite_input0, products};
+  Ctx c{op, inputs, source, overwrite_input0, products, constant_inputs};
   Outputs out;
   try {
     out = it->second(c);
@@ -1153,12 +1148,12 @@ std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>&
 at::Tensor prepare_conv_weight(const Op& op, const at::Tensor& w, const std::vector<std::int64_t>& input_dims) {
   if (!w.is_cpu() || w.scalar_type() != at::kFloat) return w;
   switch (conv_kernel(op, input_dims, w.sizes())) {
-    case ConvKernel::channels_last:
+    case ConvKernel::direct:
+      // oneDNN lays a constant weight out for itself once; a build without oneDNN runs
+      // at::convolution on channels-last tensors.
       return w.contiguous(at::MemoryFormat::ChannelsLast);
     case ConvKernel::product:
-      // [Cout, Cin, kh, kw] with Cout fastest: the product's [Cin kh kw, Cout] operand is then
-      // row-major, which OpenBLAS multiplies faster than the transposed view (242 against 189
-      // GFLOP/s for ResNet-50's 49 x 2048 x 512 products on one Zen 5 core).
+      // [Cout, Cin, 1, 1] with Cout fastest: the product's [Cin, Cout] operand is then row-major.
       return w.permute({1, 2, 3, 0}).contiguous().permute({3, 0, 1, 2});
     case ConvKernel::aten:
       return w.contiguous();

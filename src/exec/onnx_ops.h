@@ -4,9 +4,10 @@
 // Inputs arrive in ONNX port order; an omitted optional input is an undefined at::Tensor.
 // Semantics follow the ONNX operator spec at opset 17 for the ops listed in
 // supported_onnx_ops(); anything else throws Error naming the op and its type.
-// Stateless and thread-safe: several workers call it at once (each with its own MatrixProducts).
+// Stateless and thread-safe: several workers call it at once (each with its own CpuKernels).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,21 +21,23 @@ class TensorProto;
 
 namespace devplace::exec {
 
-class MatrixProducts;
+class CpuKernels;
 
 // Evaluates `op` on `inputs` (on the device the inputs are on) and returns its outputs in port
 // order. Throws Error(source, op.name, reason) for an unsupported type or bad inputs.
 // `overwrite_input0`: the caller owns input 0 exclusively, so an element-wise op (Relu, Add, Mul,
 // Sub, Div, Sigmoid, Tanh, Erf) may write its result into it instead of a new tensor.
-// `products`: the calling thread's built matrix products (exec/matrix_products.h), reused run
-// after run; null builds them for this call alone.
+// `products`: the calling thread's built matrix products (exec/cpu_kernels.h), reused run
+// after run; null builds them for this call alone. `constant_inputs`: bit i set when input i is
+// a weight that keeps its values run after run, so that `products` may lay it out once.
 std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>& inputs, const std::string& source,
-                                    bool overwrite_input0 = false, MatrixProducts* products = nullptr);
+                                    bool overwrite_input0 = false, CpuKernels* products = nullptr,
+                                    std::uint64_t constant_inputs = 0);
 
-// A Conv's weight `w` in the layout the kernel run_onnx_op picks for it reads (channels-last for
-// most 2-D convolutions, output channels fastest for the ones it runs as one matrix product), given the input
-// dims the graph declares; the executor calls it once at load time. Any layout stays correct:
-// run_onnx_op converts a weight that is not in the expected one (at a cost per run).
+// A Conv's weight `w` in the layout the kernel run_onnx_op picks for it reads best (channels-last
+// for oneDNN's direct convolutions, output channels fastest for the 1x1 ones it runs as one matrix
+// product), given the input dims the graph declares; the executor calls it once at load time.
+// Any layout stays correct.
 at::Tensor prepare_conv_weight(const Op& op, const at::Tensor& w, const std::vector<std::int64_t>& input_dims);
 
 // The op types run_onnx_op understands.

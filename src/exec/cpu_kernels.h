@@ -1,0 +1,58 @@
+// Matrix products and 2-D convolutions of float CPU tensors on oneDNN: ONNX MatMul and Gemm, the
+// convolutions the interpreter lowers to one product (1x1, and small outputs over the unfolded
+// input) and the other ungrouped 2-D convolutions, on channels-last tensors. oneDNN
+// picks its code for the processor from cpuid, so their speed does not follow OpenBLAS's kernel
+// choice (which OPENBLAS_CORETYPE can force), and it runs on the calling thread's OpenMP team,
+// the same threads as ATen's other kernels: no second pool competes for the worker's cores.
+// Internal to exec/ (it includes ATen).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include <ATen/ATen.h>
+
+namespace devplace::exec {
+
+// Built kernels, reused while the shapes and layouts repeat (they do, run after run), and
+// weights laid out for them once. One per thread that runs ops: not thread-safe.
+class CpuKernels {
+ public:
+  CpuKernels();
+  ~CpuKernels();
+  CpuKernels(const CpuKernels&) = delete;
+  CpuKernels& operator=(const CpuKernels&) = delete;
+
+  // a [..., M, K] x b [..., K, N] (+ bias [N]) with NumPy's broadcasting of the batch dims, as
+  // at::matmul; float CPU tensors of any strides go to oneDNN, anything else to ATen.
+  // `b_constant`: b (one matrix) holds the same values for as long as this object lives (a
+  // weight): it is reordered once into oneDNN's blocked layout and kept, with a reference to b so
+  // that its address never names another tensor.
+  at::Tensor matmul(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias = {},
+                    bool b_constant = false);
+
+  // An ungrouped 2-D convolution of x [N, C, H, W] by w [Cout, C, kh, kw] (+ bias [Cout]), pads
+  // [top, left] applied on both sides, dilations as ONNX's (1 = none); the output is
+  // channels-last. `w_constant` as b_constant above. Float CPU tensors only (at::convolution
+  // otherwise; the caller checks).
+  at::Tensor conv2d(const at::Tensor& x, const at::Tensor& w, const c10::optional<at::Tensor>& bias,
+                    at::IntArrayRef strides, at::IntArrayRef pads, at::IntArrayRef dilations, bool w_constant = false);
+
+  // "oneDNN", or what runs the products in a build without it.
+  static const char* library();
+
+ private:
+  at::Tensor product(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias, bool b_constant);
+  at::Tensor convolution(const at::Tensor& x, const at::Tensor& w, const c10::optional<at::Tensor>& bias,
+                         at::IntArrayRef strides, at::IntArrayRef pads, at::IntArrayRef dilations, bool w_constant);
+  struct BuiltConv;
+  std::map<std::vector<std::int64_t>, std::unique_ptr<BuiltConv>> built_convs_;
+  struct Built;
+  struct Engine;
+  std::unique_ptr<Engine> engine_;
+  std::map<std::vector<std::int64_t>, std::unique_ptr<Built>> built_;
+};
+
+}  // namespace devplace::exec

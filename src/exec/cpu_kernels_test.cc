@@ -1,0 +1,71 @@
+// CpuKernels against ATen's at::matmul on every shape and layout the interpreter hands it.
+#include "exec/cpu_kernels.h"
+
+#include <gtest/gtest.h>
+
+namespace devplace::exec {
+namespace {
+
+void expect_same(const at::Tensor& got, const at::Tensor& want) {
+  ASSERT_EQ(got.sizes(), want.sizes());
+  EXPECT_TRUE(at::allclose(got, want, 1e-4, 1e-4)) << "max difference " << (got - want).abs().max().item<float>();
+}
+
+TEST(CpuKernels, MatchAtenOnEveryLayoutTheInterpreterUses) {
+  at::manual_seed(7);
+  CpuKernels products;
+  const at::Tensor a = at::randn({37, 64}), w = at::randn({48, 64}), bias = at::randn({48});
+  // A Gemm with transB / a 1x1 convolution: b is a transposed view, the bias added by the product;
+  // as a constant (a weight) b is laid out once and reused.
+  expect_same(products.matmul(a, w.t(), bias), at::addmm(bias, a, w.t()));
+  for (int run = 0; run < 2; ++run) expect_same(products.matmul(a, w.t(), bias, true), at::addmm(bias, a, w.t()));
+  // A transposed a.
+  const at::Tensor cols = at::randn({64, 37});
+  expect_same(products.matmul(cols.t(), w.t()), at::mm(cols.t(), w.t()));
+  // [batch, seq, hidden] x [hidden, out]: BERT's projections.
+  const at::Tensor x = at::randn({2, 5, 64});
+  expect_same(products.matmul(x, w.t(), bias), at::matmul(x, w.t()) + bias);
+  // Attention: the same batch dims on both sides, b a transposed view.
+  const at::Tensor q = at::randn({2, 3, 5, 16}), k = at::randn({2, 3, 5, 16});
+  expect_same(products.matmul(q, k.transpose(-1, -2)), at::matmul(q, k.transpose(-1, -2)));
+  // A broadcast of the batch dims oneDNN is not given: ATen's result, the same values.
+  const at::Tensor one = at::randn({1, 3, 16, 5});
+  expect_same(products.matmul(q, one), at::matmul(q, one));
+  // Run again: the built product is reused and computes on the new values.
+  const at::Tensor a2 = at::randn({37, 64});
+  expect_same(products.matmul(a2, w.t(), bias), at::addmm(bias, a2, w.t()));
+}
+
+TEST(CpuKernels, ConvolutionsMatchAten) {
+  at::manual_seed(3);
+  CpuKernels kernels;
+  struct Case {
+    std::vector<std::int64_t> x, w, strides, pads, dilations;
+  };
+  for (const Case& k : {Case{{1, 8, 13, 11}, {6, 8, 3, 3}, {1, 1}, {1, 1}, {1, 1}},
+                        Case{{2, 5, 17, 17}, {7, 5, 1, 7}, {1, 1}, {0, 3}, {1, 1}},
+                        Case{{1, 4, 15, 16}, {3, 4, 3, 3}, {2, 2}, {0, 0}, {1, 1}},
+                        Case{{1, 4, 9, 9}, {3, 4, 3, 3}, {1, 1}, {2, 2}, {2, 2}}}) {
+    const at::Tensor x = at::randn(k.x), w = at::randn(k.w), bias = at::randn({k.w[0]});
+    const at::Tensor want = at::convolution(x, w, bias, k.strides, k.pads, k.dilations, false, {0, 0}, 1);
+    for (bool constant : {false, true})
+      for (int run = 0; run < 2; ++run) {  // again: the built convolution and laid-out weight are reused
+        const at::Tensor got = kernels.conv2d(x, w, bias, k.strides, k.pads, k.dilations, constant);
+        expect_same(got, want);
+        EXPECT_TRUE(got.is_contiguous(at::MemoryFormat::ChannelsLast));
+      }
+    expect_same(kernels.conv2d(x, w, {}, k.strides, k.pads, k.dilations),
+                at::convolution(x, w, {}, k.strides, k.pads, k.dilations, false, {0, 0}, 1));
+  }
+}
+
+TEST(CpuKernels, OtherTypesGoToAten) {
+  CpuKernels products;
+  const at::Tensor a = at::arange(6, at::kLong).view({2, 3}), b = at::arange(6, at::kLong).view({3, 2});
+  const at::Tensor y = products.matmul(a, b);
+  EXPECT_EQ(y.scalar_type(), at::kLong);
+  EXPECT_TRUE(at::equal(y, at::matmul(a, b)));
+}
+
+}  // namespace
+}  // namespace devplace::exec
