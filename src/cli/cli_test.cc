@@ -276,6 +276,9 @@ TEST(Cli, RunAndProfileDefaultToThisMachine) {
   const std::string file = ::testing::TempDir() + "/local.toml";
   Result c = devplace("cluster --local -o " + file);
   ASSERT_EQ(c.status, 0) << c.output;
+  Result plain = devplace("cluster");  // --local is the default
+  ASSERT_EQ(plain.status, 0) << plain.output;
+  EXPECT_NE(plain.output.find("[[devices]]"), std::string::npos) << plain.output;
   Result info = devplace("simulate resnet50 --device cpu0 --cluster " + file);
   ASSERT_EQ(info.status, 0) << info.output;
   const std::string small = "resnet50 --input input=1,3,32,32 ";

@@ -1,4 +1,4 @@
-// `devplace cluster --local [-o FILE]`: this machine as a cluster file (cost/local_machine.h).
+// `devplace cluster [--local] [-o FILE]`: this machine as a cluster file (cost/local_machine.h).
 #include <cstdio>
 
 #include "cli/command_list.h"
@@ -16,8 +16,10 @@ void add_cluster_command(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("cluster", "Describe this machine as a cluster file (what --cluster local uses)");
-  cmd->add_flag("--local", a->local, "This machine: one single-thread CPU worker per core, every CUDA GPU LibTorch sees")
-      ->required();
+  // This machine is the one description there is, so --local (kept for scripts that say it) is
+  // also what `devplace cluster` alone does.
+  cmd->add_flag("--local", a->local,
+                "This machine (the default): one single-thread CPU worker per core, every CUDA GPU LibTorch sees");
   cmd->add_option("-o,--output", a->out, "Write the TOML cluster file here (default: print it)");
   cmd->callback([a] {
     const CpuDescription cpu = describe_cpu();

@@ -179,7 +179,7 @@ struct Executor::Impl {
     std::deque<Task> queue;
     std::atomic<int> queued{0};  // queue.size(), readable without the lock (for spinning)
     bool stop = false;
-    CpuKernels products;  // used by this worker's thread only
+    CpuKernels kernels;  // used by this worker's thread only
   };
   std::vector<std::unique_ptr<Worker>> workers;
 #ifdef DEVPLACE_CUDA_COPIES
@@ -613,8 +613,11 @@ struct Executor::Impl {
     }
     if (attr_input[op].defined()) ins.push_back(attr_input[op]);
     // Profiling keeps every tensor for timing copies afterwards: nothing is overwritten then.
-    std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source(), overwrite_input0[op] != 0 && !keep_all,
-                                                 &workers[w]->products, constant_inputs);
+    exec::OpContext context;
+    context.overwrite_input0 = overwrite_input0[op] != 0 && !keep_all;
+    context.kernels = &workers[w]->kernels;
+    context.constant_inputs = constant_inputs;
+    std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source(), context);
     ins.clear();
     const auto end = Clock::now();
     op_spans[op] = {seconds_between(t0, start), seconds_between(t0, end), w};

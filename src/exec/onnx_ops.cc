@@ -23,22 +23,23 @@ struct Ctx {
   const Op& op;
   const Inputs& in;
   const std::string& source;
-  bool overwrite_input0 = false;
-  CpuKernels* products = nullptr;      // the caller's; null: kernels() makes this call's own
-  std::uint64_t constant_inputs = 0;   // bit i: input i is a weight, the same run after run
+  const OpContext& context;
   mutable std::unique_ptr<CpuKernels> own_kernels;
 
-  bool constant(std::size_t i) const { return i < 64 && ((constant_inputs >> i) & 1) != 0; }
+  bool overwrite_input0() const { return context.overwrite_input0; }
+  // Input i is a weight the caller's kernels may lay out once.
+  bool constant(std::size_t i) const {
+    return context.kernels && i < 64 && ((context.constant_inputs >> i) & 1) != 0;
+  }
   CpuKernels& kernels() const {
-    if (products) return *products;
+    if (context.kernels) return *context.kernels;
     if (!own_kernels) own_kernels = std::make_unique<CpuKernels>();
     return *own_kernels;
   }
-  // a x b (+ bias over the last dim), as at::matmul, on oneDNN for float CPU tensors; a constant
-  // b is laid out for the product once, by the caller's CpuKernels.
+  // a x b (+ bias over the last dim), as at::matmul, on oneDNN for float CPU tensors.
   at::Tensor product(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias = {},
                      bool b_constant = false) const {
-    return kernels().matmul(a, b, bias, b_constant && products);
+    return kernels().matmul(a, b, bias, b_constant);
   }
 
   [[noreturn]] void fail(const std::string& why) const { throw Error(source, op.name, op.type + ": " + why); }
@@ -77,7 +78,7 @@ bool is_integral(const at::Tensor& t) { return at::isIntegralType(t.scalar_type(
 Outputs unary(const Ctx& c) {
   const at::Tensor& x = c.input(0);
   const std::string& t = c.op.type;
-  if (c.overwrite_input0 && at::isFloatingType(x.scalar_type())) {
+  if (c.overwrite_input0() && at::isFloatingType(x.scalar_type())) {
     at::Tensor y = x;  // the same storage: the caller gave it up
     if (t == "Relu") return {y.relu_()};
     if (t == "Sigmoid") return {y.sigmoid_()};
@@ -153,7 +154,7 @@ Outputs binary(const Ctx& c) {
   const at::Tensor &a = c.input(0), &b = c.input(1);
   const std::string& t = c.op.type;
   // In place when the result has a's shape and type (b broadcasts into it).
-  if (c.overwrite_input0 && at::isFloatingType(a.scalar_type()) && a.scalar_type() == b.scalar_type() &&
+  if (c.overwrite_input0() && at::isFloatingType(a.scalar_type()) && a.scalar_type() == b.scalar_type() &&
       a.device() == b.device() && a.sizes() == at::infer_size(a.sizes(), b.sizes()) &&
       a.is_non_overlapping_and_dense()) {
     at::Tensor y = a;
@@ -311,7 +312,7 @@ Outputs conv(const Ctx& c) {
   const bool cpu_float = x.is_cpu() && x.scalar_type() == at::kFloat && w.scalar_type() == at::kFloat;
   const ConvKernel k = cpu_float ? conv_kernel(c.op, x.sizes(), w.sizes()) : ConvKernel::aten;
   // A weight is laid out for the kernel once when it is constant and the caller keeps kernels.
-  const bool w_constant = c.constant(1) && c.products;
+  const bool w_constant = c.constant(1);
   if (k == ConvKernel::direct) return {c.kernels().conv2d(x, w, bias, strides, pads, dil, w_constant)};
   if (k == ConvKernel::product) {
     // [N H W, C] x [C, Cout] on the channels-last input, the bias added by the product.
@@ -1122,14 +1123,13 @@ const std::unordered_map<std::string, OpFn>& table() {
 }  // namespace
 
 std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>& inputs, const std::string& source,
-                                    bool overwrite_input0, CpuKernels* products,
-                                    std::uint64_t constant_inputs) {
+                                    const OpContext& context) {
   auto it = table().find(op.type);
   if (it == table().end())
     throw Error(
         source, op.name,
         "op type '" + op.type + "' is not supported by the executor (docs/design/execution.md lists the supported ops)", ErrorKind::unsupported);
-  Ctx c{op, inputs, source, overwrite_input0, products, constant_inputs};
+  Ctx c{op, inputs, source, context};
   Outputs out;
   try {
     out = it->second(c);

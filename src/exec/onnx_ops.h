@@ -23,16 +23,23 @@ namespace devplace::exec {
 
 class CpuKernels;
 
+// What the caller knows about one op beyond its inputs; the defaults evaluate it on its own.
+struct OpContext {
+  // The caller owns input 0 exclusively, so an element-wise op (Relu, Add, Mul, Sub, Div,
+  // Sigmoid, Tanh, Erf) may write its result into it instead of a new tensor.
+  bool overwrite_input0 = false;
+  // The calling thread's built kernels (exec/cpu_kernels.h), reused run after run; null builds
+  // them for this call alone.
+  CpuKernels* kernels = nullptr;
+  // Bit i set when input i is a weight that keeps its values run after run, so that `kernels`
+  // may lay it out once.
+  std::uint64_t constant_inputs = 0;
+};
+
 // Evaluates `op` on `inputs` (on the device the inputs are on) and returns its outputs in port
 // order. Throws Error(source, op.name, reason) for an unsupported type or bad inputs.
-// `overwrite_input0`: the caller owns input 0 exclusively, so an element-wise op (Relu, Add, Mul,
-// Sub, Div, Sigmoid, Tanh, Erf) may write its result into it instead of a new tensor.
-// `products`: the calling thread's built matrix products (exec/cpu_kernels.h), reused run
-// after run; null builds them for this call alone. `constant_inputs`: bit i set when input i is
-// a weight that keeps its values run after run, so that `products` may lay it out once.
 std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>& inputs, const std::string& source,
-                                    bool overwrite_input0 = false, CpuKernels* products = nullptr,
-                                    std::uint64_t constant_inputs = 0);
+                                    const OpContext& context = {});
 
 // A Conv's weight `w` in the layout the kernel run_onnx_op picks for it reads best (channels-last
 // for oneDNN's direct convolutions, output channels fastest for the 1x1 ones it runs as one matrix
