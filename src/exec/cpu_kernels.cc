@@ -16,6 +16,11 @@ struct CpuKernels::BuiltConv {
   at::Tensor packed_source;
 };
 
+struct CpuKernels::BuiltPool {
+  dnnl::pooling_forward pool;
+  dnnl::memory::desc x, y;
+};
+
 struct CpuKernels::Built {};
 CpuKernels::CpuKernels() = default;
 CpuKernels::~CpuKernels() = default;
@@ -34,6 +39,12 @@ at::Tensor CpuKernels::conv2d(const at::Tensor& x, const at::Tensor& w, const c1
                          {0, 0}, 1);
 }
 struct CpuKernels::BuiltConv {};
+struct CpuKernels::BuiltPool {};
+at::Tensor CpuKernels::pool2d(const at::Tensor& x, bool max, at::IntArrayRef kernel, at::IntArrayRef strides,
+                              at::IntArrayRef pads, bool include_pad) {
+  const at::Tensor v = x.contiguous(at::MemoryFormat::ChannelsLast);
+  return max ? at::max_pool2d(v, kernel, strides, pads) : at::avg_pool2d(v, kernel, strides, pads, false, include_pad);
+}
 const char* CpuKernels::library() { return "ATen (no oneDNN headers at build time)"; }
 #else
 const char* CpuKernels::library() { return "oneDNN"; }
@@ -48,6 +59,11 @@ struct CpuKernels::BuiltConv {
   dnnl::memory::desc x, w, bias, y;
   dnnl::memory packed;  // a constant w, reordered for the convolution
   at::Tensor packed_source;
+};
+
+struct CpuKernels::BuiltPool {
+  dnnl::pooling_forward pool;
+  dnnl::memory::desc x, y;
 };
 
 struct CpuKernels::Built {
@@ -238,6 +254,49 @@ at::Tensor CpuKernels::convolution(const at::Tensor& x_in, const at::Tensor& w, 
       {DNNL_ARG_DST, dnnl::memory(built->y, e, y.data_ptr())}};
   if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(built->bias, e, b.data_ptr()));
   built->conv.execute(engine_->stream, args);
+  engine_->stream.wait();
+  return y;
+}
+
+at::Tensor CpuKernels::pool2d(const at::Tensor& x, bool max, at::IntArrayRef kernel, at::IntArrayRef strides,
+                              at::IntArrayRef pads, bool include_pad) {
+  try {
+    return pooling(x, max, kernel, strides, pads, include_pad);
+  } catch (const dnnl::error& e) {
+    TORCH_CHECK(false, "oneDNN pooling of ", x.sizes(), ": ", e.what());
+  }
+}
+
+at::Tensor CpuKernels::pooling(const at::Tensor& x_in, bool max, at::IntArrayRef kernel, at::IntArrayRef strides,
+                               at::IntArrayRef pads, bool include_pad) {
+  TORCH_CHECK(x_in.dim() == 4 && kernel.size() == 2 && strides.size() == 2 && pads.size() == 2,
+              "2-D pooling needs x [N, C, H, W] and two kernel dims, strides and pads");
+  const at::Tensor x = x_in.contiguous(at::MemoryFormat::ChannelsLast);
+  std::vector<std::int64_t> y_dims = {x.size(0), x.size(1), 0, 0};
+  for (int d = 0; d < 2; ++d) y_dims[2 + d] = (x.size(2 + d) + 2 * pads[d] - kernel[d]) / strides[d] + 1;
+  TORCH_CHECK(y_dims[2] > 0 && y_dims[3] > 0, "the window is larger than the padded input");
+  at::Tensor y = at::empty(y_dims, x.options().memory_format(at::MemoryFormat::ChannelsLast));
+  std::vector<std::int64_t> key(x.sizes().begin(), x.sizes().end());
+  key.insert(key.end(), x.strides().begin(), x.strides().end());
+  for (at::IntArrayRef r : {kernel, strides, pads}) key.insert(key.end(), r.begin(), r.end());
+  key.push_back((max ? 1 : 0) + (include_pad ? 2 : 0));
+  std::unique_ptr<BuiltPool>& built = built_pools_[key];
+  const dnnl::engine& e = engine_->engine;
+  if (!built) {
+    const auto f32 = dnnl::memory::data_type::f32;
+    auto out = std::make_unique<BuiltPool>();
+    out->x = dnnl::memory::desc(to_dims(x.sizes()), f32, to_dims(x.strides()));
+    out->y = dnnl::memory::desc(to_dims(y.sizes()), f32, to_dims(y.strides()));
+    const auto kind = max           ? dnnl::algorithm::pooling_max
+                      : include_pad ? dnnl::algorithm::pooling_avg_include_padding
+                                    : dnnl::algorithm::pooling_avg_exclude_padding;
+    const dnnl::pooling_forward::desc d(dnnl::prop_kind::forward_inference, kind, out->x, out->y, to_dims(strides),
+                                        to_dims(kernel), to_dims(pads), to_dims(pads));
+    out->pool = dnnl::pooling_forward(dnnl::pooling_forward::primitive_desc(d, e));
+    built = std::move(out);
+  }
+  built->pool.execute(engine_->stream, {{DNNL_ARG_SRC, dnnl::memory(built->x, e, x.data_ptr())},
+                                        {DNNL_ARG_DST, dnnl::memory(built->y, e, y.data_ptr())}});
   engine_->stream.wait();
   return y;
 }

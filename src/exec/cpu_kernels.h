@@ -1,9 +1,9 @@
-// Matrix products and 2-D convolutions of float CPU tensors on oneDNN: ONNX MatMul and Gemm, the
-// convolutions the interpreter lowers to one product (1x1, and small outputs over the unfolded
-// input) and the other ungrouped 2-D convolutions, on channels-last tensors. oneDNN
-// picks its code for the processor from cpuid, so their speed does not follow OpenBLAS's kernel
-// choice (which OPENBLAS_CORETYPE can force), and it runs on the calling thread's OpenMP team,
-// the same threads as ATen's other kernels: no second pool competes for the worker's cores.
+// Matrix products, 2-D convolutions and 2-D pooling of float CPU tensors on oneDNN: ONNX MatMul
+// and Gemm, 1x1 convolutions as one product over the channels-last input, the other ungrouped
+// 2-D convolutions, MaxPool and AveragePool, on channels-last tensors. oneDNN picks its code for
+// the processor from cpuid, so their speed does not follow OpenBLAS's kernel choice (which
+// OPENBLAS_CORETYPE can force), and it runs on the calling thread's OpenMP team, the same
+// threads as ATen's other kernels: no second pool competes for the worker's cores.
 // Internal to exec/ (it includes ATen).
 #pragma once
 
@@ -40,6 +40,12 @@ class CpuKernels {
   at::Tensor conv2d(const at::Tensor& x, const at::Tensor& w, const c10::optional<at::Tensor>& bias,
                     at::IntArrayRef strides, at::IntArrayRef pads, at::IntArrayRef dilations, bool w_constant = false);
 
+  // 2-D max or average pooling of x [N, C, H, W], without dilation, rounding the output size
+  // down, pads [top, left] on both sides (padding never wins a max; `include_pad`: an average
+  // counts the padded cells). The output is channels-last. Float CPU tensors only.
+  at::Tensor pool2d(const at::Tensor& x, bool max, at::IntArrayRef kernel, at::IntArrayRef strides,
+                    at::IntArrayRef pads, bool include_pad);
+
   // "oneDNN", or what runs the products in a build without it.
   static const char* library();
 
@@ -47,7 +53,11 @@ class CpuKernels {
   at::Tensor product(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias, bool b_constant);
   at::Tensor convolution(const at::Tensor& x, const at::Tensor& w, const c10::optional<at::Tensor>& bias,
                          at::IntArrayRef strides, at::IntArrayRef pads, at::IntArrayRef dilations, bool w_constant);
+  at::Tensor pooling(const at::Tensor& x, bool max, at::IntArrayRef kernel, at::IntArrayRef strides,
+                     at::IntArrayRef pads, bool include_pad);
   struct BuiltConv;
+  struct BuiltPool;
+  std::map<std::vector<std::int64_t>, std::unique_ptr<BuiltPool>> built_pools_;
   std::map<std::vector<std::int64_t>, std::unique_ptr<BuiltConv>> built_convs_;
   struct Built;
   struct Engine;

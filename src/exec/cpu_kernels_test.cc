@@ -59,6 +59,24 @@ TEST(CpuKernels, ConvolutionsMatchAten) {
   }
 }
 
+TEST(CpuKernels, PoolingMatchesAten) {
+  at::manual_seed(11);
+  CpuKernels kernels;
+  const at::Tensor x = at::randn({2, 5, 11, 12});
+  for (std::int64_t stride : {1, 2})
+    for (std::int64_t pad : {0, 1}) {
+      const std::vector<std::int64_t> k = {3, 3}, s = {stride, stride}, p = {pad, pad};
+      expect_same(kernels.pool2d(x, true, k, s, p, false), at::max_pool2d(x, k, s, p));
+      for (bool include_pad : {false, true})
+        for (int run = 0; run < 2; ++run)
+          expect_same(kernels.pool2d(x, false, k, s, p, include_pad), at::avg_pool2d(x, k, s, p, false, include_pad));
+    }
+  // Negative inputs: a padded cell never wins a max.
+  const at::Tensor negative = -at::rand({1, 2, 4, 4}) - 1;
+  expect_same(kernels.pool2d(negative, true, {3, 3}, {1, 1}, {1, 1}, false),
+              at::max_pool2d(negative, {3, 3}, {1, 1}, {1, 1}));
+}
+
 TEST(CpuKernels, OtherTypesGoToAten) {
   CpuKernels products;
   const at::Tensor a = at::arange(6, at::kLong).view({2, 3}), b = at::arange(6, at::kLong).view({3, 2});

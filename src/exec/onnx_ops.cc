@@ -327,6 +327,14 @@ Outputs conv(const Ctx& c) {
       at::convolution(x, w, bias, strides, pads, dil, false, std::vector<std::int64_t>(spatial, 0), c.i("group", 1))};
 }
 
+// Pooling that CpuKernels::pool2d runs: 2-D float CPU, undilated, output size rounded down,
+// the same pads on both sides.
+bool on_cpu_kernels(const at::Tensor& x, int spatial, const std::vector<std::int64_t>& dilations, bool ceil,
+                    const std::vector<std::int64_t>& applied) {
+  return spatial == 2 && x.is_cpu() && x.scalar_type() == at::kFloat && !ceil && applied.empty() &&
+         std::all_of(dilations.begin(), dilations.end(), [](std::int64_t d) { return d == 1; });
+}
+
 Outputs pool(const Ctx& c) {
   at::Tensor x = c.input(0);
   const int spatial = static_cast<int>(x.dim()) - 2;
@@ -353,6 +361,7 @@ Outputs pool(const Ctx& c) {
           at::arange(x.size(0) * x.size(1), plane_index.options()).reshape({x.size(0), x.size(1), 1, 1});
       return {values.to(type), plane_index + plane_start * (height * width)};
     }
+    if (on_cpu_kernels(x, spatial, dil, ceil, applied)) return {c.kernels().pool2d(x, true, kernel, strides, pads, false)};
     // ATen's NCHW pooling is 5-10x slower than its channels-last one on one core (docs/design/execution.md).
     if (spatial == 2 && x.is_cpu()) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     at::Tensor r = spatial == 1   ? at::max_pool1d(x, kernel, strides, pads, dil, ceil)
@@ -371,6 +380,7 @@ Outputs pool(const Ctx& c) {
   std::vector<std::int64_t> mask_shape = {1, 1};
   for (int d = 0; d < spatial; ++d) mask_shape.push_back(x.size(2 + d));
   auto pads = spatial_pads(c, x, spatial, kernel, strides, dil, 0.0, &applied);
+  if (on_cpu_kernels(x, spatial, dil, ceil, applied)) return {c.kernels().pool2d(x, false, kernel, strides, pads, include_pad)};
   if (include_pad || applied.empty()) return {avg(x, pads)};
   // Padded explicitly, but the pads must not count: the window means over the zero-padded input
   // divided by those of a mask that is 1 on the input and 0 on the pads.
