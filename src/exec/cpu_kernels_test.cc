@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "exec/onnx_ops.h"
+
 namespace devplace::exec {
 namespace {
 
@@ -75,6 +77,35 @@ TEST(CpuKernels, PoolingMatchesAten) {
   const at::Tensor negative = -at::rand({1, 2, 4, 4}) - 1;
   expect_same(kernels.pool2d(negative, true, {3, 3}, {1, 1}, {1, 1}, false),
               at::max_pool2d(negative, {3, 3}, {1, 1}, {1, 1}));
+}
+
+// The executor folds a zero Pad into the AveragePool that alone reads it; the pool then computes
+// what the two ops compute.
+TEST(CpuKernels, AZeroPadFoldsIntoTheAveragePoolAfterIt) {
+  at::manual_seed(13);
+  Op pad, pool;
+  pad.name = "pad", pad.type = "Pad", pad.attrs["mode"] = std::string("constant");
+  pool.name = "pool", pool.type = "AveragePool";
+  pad.outputs = pool.outputs = {0};  // one output each (run_onnx_op returns as many)
+  pool.attrs["kernel_shape"] = std::vector<std::int64_t>{3, 3};
+  const at::Tensor x = at::randn({1, 4, 7, 6});
+  const at::Tensor pads = at::tensor(std::vector<std::int64_t>{0, 0, 1, 1, 0, 0, 1, 1});
+  const at::Tensor padded = run_onnx_op(pad, {x, pads}, "t")[0];
+  ASSERT_EQ(padded.sizes(), (std::vector<std::int64_t>{1, 4, 9, 8}));
+  const at::Tensor want = run_onnx_op(pool, {padded}, "t")[0];
+  const std::vector<std::int64_t> folded = folded_pad_pads(pad, {at::Tensor(), pads}, pool);
+  ASSERT_EQ(folded, (std::vector<std::int64_t>{1, 1}));
+  CpuKernels kernels;
+  OpContext context;
+  context.kernels = &kernels;
+  context.folded_pads = folded;
+  expect_same(run_onnx_op(pool, {x}, "t", context)[0], want);
+  // Not foldable: pads that are not constant, a value other than zero, a pool with pads of its own.
+  EXPECT_TRUE(folded_pad_pads(pad, {at::Tensor(), at::Tensor()}, pool).empty());
+  EXPECT_TRUE(folded_pad_pads(pad, {at::Tensor(), pads, at::tensor(1.0f)}, pool).empty());
+  Op padded_pool = pool;
+  padded_pool.attrs["pads"] = std::vector<std::int64_t>{1, 1, 1, 1};
+  EXPECT_TRUE(folded_pad_pads(pad, {at::Tensor(), pads}, padded_pool).empty());
 }
 
 TEST(CpuKernels, OtherTypesGoToAten) {

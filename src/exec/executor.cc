@@ -162,6 +162,10 @@ struct Executor::Impl {
   // op -> its first input is a fresh tensor that no other op reads and no one keeps (not a graph
   // output, not shared with another tensor), so an element-wise op may write its result into it.
   std::vector<std::uint8_t> overwrite_input0;
+  // A Pad folded into the AveragePool that alone reads it (exec::folded_pad_pads): the Pad passes
+  // its input on (pad_passes) and the pool pads by folded_pads[pool] itself. Right on any workers.
+  std::vector<std::uint8_t> pad_passes;
+  std::vector<std::vector<std::int64_t>> folded_pads;
   std::vector<char> folded;                        // op -> evaluated at load time
   std::vector<std::vector<int>> rt_inputs;         // op -> distinct tensors produced by runtime ops
   std::vector<std::vector<int>> rt_consumers;      // tensor -> distinct runtime consumer ops
@@ -369,6 +373,24 @@ struct Executor::Impl {
           rt_consumers[t].size() != 1 || std::count(ports[op].begin(), ports[op].end(), t) != 1)
         continue;
       overwrite_input0[op] = 1;
+    }
+    pad_passes.assign(N, 0);
+    folded_pads.assign(N, {});
+    for (int op = 0; op < N; ++op) {
+      if (folded[op] || g.op(op).type != "Pad" || g.op(op).outputs.size() != 1 || ports[op].empty() || ports[op][0] < 0)
+        continue;
+      const int t = g.op(op).outputs[0];
+      if (g.tensor(t).is_graph_output || rt_consumers[t].size() != 1) continue;
+      const int pool = rt_consumers[t][0];
+      if (ports[pool].empty() || ports[pool][0] != t || std::count(ports[pool].begin(), ports[pool].end(), t) != 1)
+        continue;
+      std::vector<at::Tensor> constants;  // the Pad's inputs that are constant
+      for (int in : ports[op]) constants.push_back(in >= 0 ? host_value[in] : at::Tensor());
+      constants[0] = at::Tensor();
+      std::vector<std::int64_t> pads = exec::folded_pad_pads(g.op(op), constants, g.op(pool));
+      if (pads.empty()) continue;
+      pad_passes[op] = 1;
+      folded_pads[pool] = std::move(pads);
     }
     // Device copies of constants and inputs for cuda workers.
     dev_value.assign(W, {});
@@ -617,7 +639,9 @@ struct Executor::Impl {
     context.overwrite_input0 = overwrite_input0[op] != 0 && !keep_all;
     context.kernels = &workers[w]->kernels;
     context.constant_inputs = constant_inputs;
-    std::vector<at::Tensor> outs = run_onnx_op(o, ins, g.source(), context);
+    context.folded_pads = folded_pads[op];
+    std::vector<at::Tensor> outs =
+        pad_passes[op] ? std::vector<at::Tensor>{ins[0]} : run_onnx_op(o, ins, g.source(), context);
     ins.clear();
     const auto end = Clock::now();
     op_spans[op] = {seconds_between(t0, start), seconds_between(t0, end), w};

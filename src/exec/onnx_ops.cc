@@ -369,6 +369,11 @@ Outputs pool(const Ctx& c) {
                                   : at::max_pool3d(x, kernel, strides, pads, dil, ceil);
     return {r.to(type)};
   }
+  if (!c.context.folded_pads.empty()) {  // a Pad folded in (folded_pad_pads)
+    const std::vector<std::int64_t>& p = c.context.folded_pads;
+    if (on_cpu_kernels(x, spatial, dil, ceil, {})) return {c.kernels().pool2d(x, false, kernel, strides, p, true)};
+    x = at::constant_pad_nd(x, {p[1], p[1], p[0], p[0]}, 0.0);
+  }
   const bool include_pad = c.i("count_include_pad", 0) != 0;
   auto avg = [&](const at::Tensor& v, const std::vector<std::int64_t>& pads) {
     if (spatial == 1) return at::avg_pool1d(v, kernel, strides, pads, ceil, include_pad);
@@ -1153,6 +1158,34 @@ std::vector<at::Tensor> run_onnx_op(const Op& op, const std::vector<at::Tensor>&
            std::to_string(op.outputs.size()));
   out.resize(op.outputs.size());
   return out;
+}
+
+std::vector<std::int64_t> folded_pad_pads(const Op& pad, const std::vector<at::Tensor>& pad_inputs, const Op& pool) {
+  if (pad.type != "Pad" || pool.type != "AveragePool" || pad.attr_string("mode", "constant") != "constant") return {};
+  std::vector<std::int64_t> pads = pad.attr_ints("pads");
+  if (pad_inputs.size() > 1) {  // pads (and value) are inputs since opset 11
+    if (!pad_inputs[1].defined()) return {};
+    pads = to_ints(pad_inputs[1]);
+  }
+  if (pad_inputs.size() > 3 && pad_inputs[3].defined()) return {};  // axes
+  if (pad_inputs.size() > 2 && pad_inputs[2].defined() && pad_inputs[2].to(at::kCPU).item<double>() != 0.0) return {};
+  if (auto v = pad.attrs.find("value"); v != pad.attrs.end()) {  // the value before opset 11
+    const double* d = std::get_if<double>(&v->second);
+    if (!d || *d != 0.0) return {};
+  }
+  // [N, C, H, W] begins, then ends: only H and W, the same on both sides.
+  if (pads.size() != 8 || pads[0] || pads[1] || pads[4] || pads[5] || pads[2] != pads[6] || pads[3] != pads[7] ||
+      pads[2] < 0 || pads[3] < 0)
+    return {};
+  const std::vector<std::int64_t> kernel = pool.attr_ints("kernel_shape"), own = pool.attr_ints("pads"),
+                                  dilations = pool.attr_ints("dilations");
+  if (kernel.size() != 2 || pool.attr_int("ceil_mode", 0) != 0 ||
+      pool.attr_string("auto_pad", "NOTSET") != "NOTSET" ||
+      std::any_of(own.begin(), own.end(), [](std::int64_t p) { return p != 0; }) ||
+      std::any_of(dilations.begin(), dilations.end(), [](std::int64_t d) { return d != 1; }) ||
+      2 * pads[2] > kernel[0] || 2 * pads[3] > kernel[1])
+    return {};
+  return {pads[2], pads[3]};
 }
 
 at::Tensor prepare_conv_weight(const Op& op, const at::Tensor& w, const std::vector<std::int64_t>& input_dims) {

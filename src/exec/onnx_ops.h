@@ -34,7 +34,17 @@ struct OpContext {
   // Bit i set when input i is a weight that keeps its values run after run, so that `kernels`
   // may lay it out once.
   std::uint64_t constant_inputs = 0;
+  // An AveragePool whose input arrives without the zero padding [height, width] (on both sides)
+  // of a Pad folded into it (folded_pad_pads): it pads and counts the padded cells itself.
+  std::vector<std::int64_t> folded_pads;
 };
+
+// The pads [height, width] when `pad` (a Pad op; `pad_inputs` its inputs, undefined where not
+// constant) only zero-pads the spatial dims of a 4-D tensor symmetrically and `pool` (its only
+// reader) is an AveragePool that can pad them itself exactly (no pads of its own, no dilation,
+// floor rounding, pads at most half the window); empty otherwise. The Pad then passes its input
+// on, and the pool runs with OpContext::folded_pads: one pass over the data instead of two.
+std::vector<std::int64_t> folded_pad_pads(const Op& pad, const std::vector<at::Tensor>& pad_inputs, const Op& pool);
 
 // Evaluates `op` on `inputs` (on the device the inputs are on) and returns its outputs in port
 // order. Throws Error(source, op.name, reason) for an unsupported type or bad inputs.
