@@ -277,11 +277,6 @@ std::vector<std::int64_t> or_ones(std::vector<std::int64_t> v, int n) {
   return v;
 }
 
-// How a 2-D float convolution runs on the CPU. Measured on one core (Zen 5, LibTorch 1.13 with
-// oneDNN 2.6 and OpenBLAS's SkylakeX kernel; docs/design/execution.md): ATen's own choice for NCHW
-// tensors runs 3x3 convolutions at 90-180 GFLOP/s, channels-last (oneDNN) at about 210; a 1x1
-// convolution is one matrix product (OpenBLAS, 350 GFLOP/s), and a convolution with a small
-// output (7x7, 8x8) is fastest as one product of the unfolded input (im2col) with the weight.
 // How a Conv runs on float CPU tensors: unpadded, undilated 1x1 convolutions as one matrix
 // product over the channels-last input; every other ungrouped 2-D one as oneDNN's direct
 // convolution (CpuKernels::conv2d); the rest (grouped, 1-D, 3-D) through at::convolution.
