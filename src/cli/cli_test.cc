@@ -159,6 +159,7 @@ TEST(Cli, RunNamesItsBlasKernelAndAvoidsAGenericOne) {
   if (before) setenv("OPENBLAS_CORETYPE", saved.c_str(), 1);
   ASSERT_EQ(forced.status, 0) << forced.output;
   EXPECT_NE(forced.output.find("BLAS: OpenBLAS kernel Prescott"), std::string::npos) << forced.output;
+  EXPECT_NE(forced.output.find("CPU kernels: "), std::string::npos) << forced.output;
   ASSERT_EQ(chosen.status, 0) << chosen.output;
   const std::string tag = "BLAS: OpenBLAS kernel ";
   const auto at = chosen.output.find(tag);

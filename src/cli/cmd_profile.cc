@@ -216,7 +216,7 @@ void add_profile_command(CLI::App& app) {
       measured_across.erase(measured_across.begin(), measured_across.begin() + a->fit);
     }
     write_file_atomic(a->out, cost_table_to_json(t).dump(1) + "\n");
-    std::printf("BLAS: %s\n", describe_blas(loaded_blas_kernel()).c_str());
+    std::printf("CPU kernels: %s; BLAS: %s\n", Executor::cpu_kernels(), describe_blas(loaded_blas_kernel()).c_str());
     if (const std::string hint = forced_kernel_hint(loaded_blas_kernel(), this_cpu()); !hint.empty())
       log::warn("blas-kernel", hint);
     std::printf("%s on %s: profiled %d ops on %d workers (%d runs each), %zu tensor copies\n",

@@ -194,7 +194,8 @@ void add_run_command(CLI::App& app) {
       std::printf("%s on %s (%s): %zu placement%s, %d runs each after %d warm-up%s\n", g.name().c_str(), c.name.c_str(),
                   workers.c_str(), placements.size(), placements.size() == 1 ? "" : "s", a->runs, a->warmup,
                   placements.size() > 1 ? ", in rounds" : "");
-    if (!a->json) std::printf("BLAS: %s\n", describe_blas(loaded_blas_kernel()).c_str());
+    if (!a->json)
+      std::printf("CPU kernels: %s; BLAS: %s\n", Executor::cpu_kernels(), describe_blas(loaded_blas_kernel()).c_str());
     if (const std::string hint = forced_kernel_hint(loaded_blas_kernel(), this_cpu()); !hint.empty() && !a->json)
       log::warn("blas-kernel", hint);
     log::Progress progress("run", static_cast<std::size_t>(a->warmup + a->runs));

@@ -45,7 +45,7 @@ at::Tensor CpuKernels::pool2d(const at::Tensor& x, bool max, at::IntArrayRef ker
   const at::Tensor v = x.contiguous(at::MemoryFormat::ChannelsLast);
   return max ? at::max_pool2d(v, kernel, strides, pads) : at::avg_pool2d(v, kernel, strides, pads, false, include_pad);
 }
-const char* CpuKernels::library() { return "ATen (no oneDNN headers at build time)"; }
+const char* CpuKernels::library() { return "ATen (built without oneDNN's headers)"; }
 #else
 const char* CpuKernels::library() { return "oneDNN"; }
 

@@ -1149,6 +1149,8 @@ Executor::~Executor() = default;
 int Executor::num_workers() const { return impl_->W; }
 const std::vector<WorkerSpec>& Executor::workers() const { return impl_->specs; }
 
+const char* Executor::cpu_kernels() { return CpuKernels::library(); }
+
 const char* Executor::gpu_copies() {
 #ifdef DEVPLACE_CUDA_COPIES
   return "async";

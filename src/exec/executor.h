@@ -100,6 +100,9 @@ class Executor {
   // events, pinned staging buffers, non-blocking copies; where LibTorch has CUDA) or "blocking"
   // (.to() on the default stream). The execution model's `copies` (cost/execution_model.h).
   static const char* gpu_copies();
+  // What runs a cpu worker's matrix products, convolutions and pooling in this build: "oneDNN",
+  // or ATen's kernels where the build had no oneDNN headers (exec/cpu_kernels.h).
+  static const char* cpu_kernels();
   const std::vector<WorkerSpec>& workers() const;
 
   // Runs one inference with op i on worker placement[i]. Throws Error for a bad placement or a

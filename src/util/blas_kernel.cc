@@ -62,7 +62,8 @@ std::string forced_kernel_hint(const BlasKernel& k, const CpuVector& cpu) {
   if (!(cpu.avx512 && avx2_kernel) && !generic) return "";
   return "OPENBLAS_CORETYPE=" + k.forced + " forces an older kernel than this CPU supports (" +
          (cpu.avx512 ? "AVX-512" : "AVX2") +
-         "); matrix products may run 1.5x slower or more: unset it to let OpenBLAS choose";
+         "); what still runs on OpenBLAS (training's matrix products, the few the executor leaves to ATen) "
+         "may run 1.5x slower or more: unset it to let OpenBLAS choose";
 }
 
 }  // namespace devplace

@@ -39,8 +39,8 @@ std::string better_openblas_core(const std::string& chosen, const CpuVector& cpu
 
 // A line for the user when OPENBLAS_CORETYPE forced a kernel older than the CPU (an AVX2 or
 // generic kernel on a CPU with AVX-512, a generic one on a CPU with AVX2), "" otherwise: devplace
-// keeps the user's setting, but says what it costs (on one Zen 5 core, OpenBLAS's own Cooperlake
-// kernel ran ResNet-50 in 50 ms where the forced Haswell one took 76; docs/design/execution.md).
+// keeps the user's setting, but says what it costs. The executor's products, convolutions and
+// pooling run on oneDNN (exec/cpu_kernels.h), whatever this kernel; training's products do not.
 std::string forced_kernel_hint(const BlasKernel& kernel, const CpuVector& cpu);
 
 }  // namespace devplace
