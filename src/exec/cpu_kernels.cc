@@ -7,29 +7,15 @@
 namespace devplace::exec {
 
 #ifndef DEVPLACE_WITH_ONEDNN
-// Built without oneDNN's headers (a LibTorch wheel): ATen's products, through the BLAS.
+// Built without oneDNN's headers (a LibTorch wheel): ATen's kernels, nothing kept between calls.
 struct CpuKernels::Engine {};
-struct CpuKernels::BuiltConv {
-  dnnl::convolution_forward conv;
-  dnnl::memory::desc x, w, bias, y;
-  dnnl::memory packed;  // a constant w, reordered for the convolution
-  at::Tensor packed_source;
-};
-
-struct CpuKernels::BuiltPool {
-  dnnl::pooling_forward pool;
-  dnnl::memory::desc x, y;
-};
-
 struct CpuKernels::Built {};
+struct CpuKernels::BuiltConv {};
+struct CpuKernels::BuiltPool {};
 CpuKernels::CpuKernels() = default;
 CpuKernels::~CpuKernels() = default;
 at::Tensor CpuKernels::matmul(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias,
-                                  bool) {
-  return product(a, b, bias, false);
-}
-at::Tensor CpuKernels::product(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias,
-                                   bool) {
+                              bool) {
   at::Tensor y = at::matmul(a, b);
   return bias ? y.add_(*bias) : y;
 }
@@ -38,8 +24,6 @@ at::Tensor CpuKernels::conv2d(const at::Tensor& x, const at::Tensor& w, const c1
   return at::convolution(x.contiguous(at::MemoryFormat::ChannelsLast), w, bias, strides, pads, dilations, false,
                          {0, 0}, 1);
 }
-struct CpuKernels::BuiltConv {};
-struct CpuKernels::BuiltPool {};
 at::Tensor CpuKernels::pool2d(const at::Tensor& x, bool max, at::IntArrayRef kernel, at::IntArrayRef strides,
                               at::IntArrayRef pads, bool include_pad) {
   const at::Tensor v = x.contiguous(at::MemoryFormat::ChannelsLast);
@@ -54,11 +38,21 @@ struct CpuKernels::Engine {
   dnnl::stream stream{engine};
 };
 
+namespace {
+
+// A constant weight reordered into the layout a kernel reads fastest, and the tensor it came from,
+// kept alive so that the address a kernel is keyed on never names another tensor.
+struct LaidOutWeight {
+  dnnl::memory memory;
+  at::Tensor source;
+};
+
+}  // namespace
+
 struct CpuKernels::BuiltConv {
   dnnl::convolution_forward conv;
   dnnl::memory::desc x, w, bias, y;
-  dnnl::memory packed;  // a constant w, reordered for the convolution
-  at::Tensor packed_source;
+  LaidOutWeight packed;  // a constant w
 };
 
 struct CpuKernels::BuiltPool {
@@ -69,9 +63,7 @@ struct CpuKernels::BuiltPool {
 struct CpuKernels::Built {
   dnnl::matmul product;
   dnnl::memory::desc a, b, bias, c;
-  // A constant b, reordered for the product, and the tensor it came from (kept alive).
-  dnnl::memory packed;
-  at::Tensor packed_source;
+  LaidOutWeight packed;  // a constant b
 };
 
 CpuKernels::CpuKernels() : engine_(std::make_unique<Engine>()) {}
@@ -98,10 +90,37 @@ at::Tensor as_batch_of_matrices(const at::Tensor& m) {
 
 dnnl::memory::dims to_dims(at::IntArrayRef r) { return dnnl::memory::dims(r.begin(), r.end()); }
 
+// A float tensor as it lies in memory, or (any_layout) with the layout left to the kernel.
+dnnl::memory::desc plain_desc(const at::Tensor& t) {
+  return dnnl::memory::desc(to_dims(t.sizes()), dnnl::memory::data_type::f32, to_dims(t.strides()));
+}
+dnnl::memory::desc any_layout(const at::Tensor& t) {
+  return dnnl::memory::desc(to_dims(t.sizes()), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any);
+}
+
+// Appends t's sizes and strides to a key of built kernels.
+void add_layout(std::vector<std::int64_t>& key, const at::Tensor& t) {
+  key.insert(key.end(), t.sizes().begin(), t.sizes().end());
+  key.insert(key.end(), t.strides().begin(), t.strides().end());
+}
+
+// The weight `w` in `layout`, reordered on the first call and kept in `out` after.
+const dnnl::memory& lay_out_once(LaidOutWeight& out, const at::Tensor& w, const dnnl::memory::desc& layout,
+                                 const dnnl::engine& e, dnnl::stream& stream) {
+  if (!out.source.defined()) {
+    dnnl::memory plain(plain_desc(w), e, w.data_ptr());
+    out.memory = dnnl::memory(layout, e);
+    dnnl::reorder(plain, out.memory).execute(stream, plain, out.memory);
+    stream.wait();
+    out.source = w;
+  }
+  return out.memory;
+}
+
 }  // namespace
 
 at::Tensor CpuKernels::matmul(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias,
-                                  bool b_constant) {
+                              bool b_constant) {
   try {
     return product(a, b, bias, b_constant);
   } catch (const dnnl::error& e) {
@@ -110,7 +129,7 @@ at::Tensor CpuKernels::matmul(const at::Tensor& a, const at::Tensor& b, const c1
 }
 
 at::Tensor CpuKernels::product(const at::Tensor& a_in, const at::Tensor& b_in, const c10::optional<at::Tensor>& bias,
-                                   bool b_constant) {
+                               bool b_constant) {
   const bool float_cpu = a_in.is_cpu() && b_in.is_cpu() && a_in.scalar_type() == at::kFloat &&
                          b_in.scalar_type() == at::kFloat && a_in.dim() >= 2 && b_in.dim() >= 2 &&
                          (!bias || (bias->is_cpu() && bias->scalar_type() == at::kFloat && bias->dim() == 1 &&
@@ -144,10 +163,8 @@ at::Tensor CpuKernels::product(const at::Tensor& a_in, const at::Tensor& b_in, c
   if (bias) bias_view = batched ? bias->contiguous().view({1, 1, -1}) : bias->contiguous().view({1, -1});
 
   std::vector<std::int64_t> key;
-  for (const at::Tensor* t : {&a, &b}) {
-    key.insert(key.end(), t->sizes().begin(), t->sizes().end());
-    key.insert(key.end(), t->strides().begin(), t->strides().end());
-  }
+  add_layout(key, a);
+  add_layout(key, b);
   key.push_back(bias ? 1 : 0);
   // A constant b (a weight) is reordered once into the layout the product reads fastest; the key
   // names its storage, which the entry keeps alive, so an address is never a different tensor's.
@@ -155,13 +172,11 @@ at::Tensor CpuKernels::product(const at::Tensor& a_in, const at::Tensor& b_in, c
   std::unique_ptr<Built>& built = built_[key];
   const dnnl::engine& e = engine_->engine;
   if (!built) {
-    auto f32 = dnnl::memory::data_type::f32;
     auto out = std::make_unique<Built>();
-    out->a = dnnl::memory::desc(to_dims(a.sizes()), f32, to_dims(a.strides()));
-    out->b = b_constant ? dnnl::memory::desc(to_dims(b.sizes()), f32, dnnl::memory::format_tag::any)
-                        : dnnl::memory::desc(to_dims(b.sizes()), f32, to_dims(b.strides()));
-    out->c = dnnl::memory::desc(to_dims(c.sizes()), f32, to_dims(c.strides()));
-    if (bias_view) out->bias = dnnl::memory::desc(to_dims(bias_view->sizes()), f32, to_dims(bias_view->strides()));
+    out->a = plain_desc(a);
+    out->b = b_constant ? any_layout(b) : plain_desc(b);
+    out->c = plain_desc(c);
+    if (bias_view) out->bias = plain_desc(*bias_view);
     const dnnl::matmul::desc d = bias_view ? dnnl::matmul::desc(out->a, out->b, out->bias, out->c)
                                            : dnnl::matmul::desc(out->a, out->b, out->c);
     const dnnl::matmul::primitive_desc pd(d, e);
@@ -169,17 +184,10 @@ at::Tensor CpuKernels::product(const at::Tensor& a_in, const at::Tensor& b_in, c
     if (b_constant) out->b = pd.weights_desc();
     built = std::move(out);
   }
-  if (b_constant && !built->packed_source.defined()) {
-    const auto f32 = dnnl::memory::data_type::f32;
-    dnnl::memory plain(dnnl::memory::desc(to_dims(b.sizes()), f32, to_dims(b.strides())), e, b.data_ptr());
-    built->packed = dnnl::memory(built->b, e);
-    dnnl::reorder(plain, built->packed).execute(engine_->stream, plain, built->packed);
-    engine_->stream.wait();
-    built->packed_source = b;
-  }
   std::unordered_map<int, dnnl::memory> args = {
       {DNNL_ARG_SRC, dnnl::memory(built->a, e, a.data_ptr())},
-      {DNNL_ARG_WEIGHTS, b_constant ? built->packed : dnnl::memory(built->b, e, b.data_ptr())},
+      {DNNL_ARG_WEIGHTS, b_constant ? lay_out_once(built->packed, b, built->b, e, engine_->stream)
+                                    : dnnl::memory(built->b, e, b.data_ptr())},
       {DNNL_ARG_DST, dnnl::memory(built->c, e, c.data_ptr())}};
   if (bias_view) args.emplace(DNNL_ARG_BIAS, dnnl::memory(built->bias, e, bias_view->data_ptr()));
   built->product.execute(engine_->stream, args);
@@ -212,23 +220,19 @@ at::Tensor CpuKernels::convolution(const at::Tensor& x_in, const at::Tensor& w, 
   const at::Tensor b = bias ? bias->contiguous() : at::Tensor();
 
   std::vector<std::int64_t> key;
-  for (const at::Tensor* t : {&x, &w}) {
-    key.insert(key.end(), t->sizes().begin(), t->sizes().end());
-    key.insert(key.end(), t->strides().begin(), t->strides().end());
-  }
+  add_layout(key, x);
+  add_layout(key, w);
   for (at::IntArrayRef r : {strides, pads, dilations}) key.insert(key.end(), r.begin(), r.end());
   key.push_back(bias ? 1 : 0);
   if (w_constant) key.push_back(reinterpret_cast<std::intptr_t>(w.data_ptr()));
   std::unique_ptr<BuiltConv>& built = built_convs_[key];
   const dnnl::engine& e = engine_->engine;
-  const auto f32 = dnnl::memory::data_type::f32;
   if (!built) {
     auto out = std::make_unique<BuiltConv>();
-    out->x = dnnl::memory::desc(to_dims(x.sizes()), f32, to_dims(x.strides()));
-    out->w = w_constant ? dnnl::memory::desc(to_dims(w.sizes()), f32, dnnl::memory::format_tag::any)
-                        : dnnl::memory::desc(to_dims(w.sizes()), f32, to_dims(w.strides()));
-    out->y = dnnl::memory::desc(to_dims(y.sizes()), f32, to_dims(y.strides()));
-    if (bias) out->bias = dnnl::memory::desc({w.size(0)}, f32, dnnl::memory::format_tag::a);
+    out->x = plain_desc(x);
+    out->w = w_constant ? any_layout(w) : plain_desc(w);
+    out->y = plain_desc(y);
+    if (bias) out->bias = plain_desc(b);
     const dnnl::memory::dims s = to_dims(strides), p = to_dims(pads);
     const dnnl::memory::dims dil = {dilations[0] - 1, dilations[1] - 1};  // oneDNN counts the gaps
     const auto fwd = dnnl::prop_kind::forward_inference;
@@ -241,16 +245,10 @@ at::Tensor CpuKernels::convolution(const at::Tensor& x_in, const at::Tensor& w, 
     if (w_constant) out->w = pd.weights_desc();
     built = std::move(out);
   }
-  if (w_constant && !built->packed_source.defined()) {
-    dnnl::memory plain(dnnl::memory::desc(to_dims(w.sizes()), f32, to_dims(w.strides())), e, w.data_ptr());
-    built->packed = dnnl::memory(built->w, e);
-    dnnl::reorder(plain, built->packed).execute(engine_->stream, plain, built->packed);
-    engine_->stream.wait();
-    built->packed_source = w;
-  }
   std::unordered_map<int, dnnl::memory> args = {
       {DNNL_ARG_SRC, dnnl::memory(built->x, e, x.data_ptr())},
-      {DNNL_ARG_WEIGHTS, w_constant ? built->packed : dnnl::memory(built->w, e, w.data_ptr())},
+      {DNNL_ARG_WEIGHTS, w_constant ? lay_out_once(built->packed, w, built->w, e, engine_->stream)
+                                    : dnnl::memory(built->w, e, w.data_ptr())},
       {DNNL_ARG_DST, dnnl::memory(built->y, e, y.data_ptr())}};
   if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(built->bias, e, b.data_ptr()));
   built->conv.execute(engine_->stream, args);
@@ -276,17 +274,16 @@ at::Tensor CpuKernels::pooling(const at::Tensor& x_in, bool max, at::IntArrayRef
   for (int d = 0; d < 2; ++d) y_dims[2 + d] = (x.size(2 + d) + 2 * pads[d] - kernel[d]) / strides[d] + 1;
   TORCH_CHECK(y_dims[2] > 0 && y_dims[3] > 0, "the window is larger than the padded input");
   at::Tensor y = at::empty(y_dims, x.options().memory_format(at::MemoryFormat::ChannelsLast));
-  std::vector<std::int64_t> key(x.sizes().begin(), x.sizes().end());
-  key.insert(key.end(), x.strides().begin(), x.strides().end());
+  std::vector<std::int64_t> key;
+  add_layout(key, x);
   for (at::IntArrayRef r : {kernel, strides, pads}) key.insert(key.end(), r.begin(), r.end());
   key.push_back((max ? 1 : 0) + (include_pad ? 2 : 0));
   std::unique_ptr<BuiltPool>& built = built_pools_[key];
   const dnnl::engine& e = engine_->engine;
   if (!built) {
-    const auto f32 = dnnl::memory::data_type::f32;
     auto out = std::make_unique<BuiltPool>();
-    out->x = dnnl::memory::desc(to_dims(x.sizes()), f32, to_dims(x.strides()));
-    out->y = dnnl::memory::desc(to_dims(y.sizes()), f32, to_dims(y.strides()));
+    out->x = plain_desc(x);
+    out->y = plain_desc(y);
     const auto kind = max           ? dnnl::algorithm::pooling_max
                       : include_pad ? dnnl::algorithm::pooling_avg_include_padding
                                     : dnnl::algorithm::pooling_avg_exclude_padding;

@@ -55,14 +55,15 @@ class CpuKernels {
                          at::IntArrayRef strides, at::IntArrayRef pads, at::IntArrayRef dilations, bool w_constant);
   at::Tensor pooling(const at::Tensor& x, bool max, at::IntArrayRef kernel, at::IntArrayRef strides,
                      at::IntArrayRef pads, bool include_pad);
+  struct Engine;
+  struct Built;  // a matmul
   struct BuiltConv;
   struct BuiltPool;
-  std::map<std::vector<std::int64_t>, std::unique_ptr<BuiltPool>> built_pools_;
-  std::map<std::vector<std::int64_t>, std::unique_ptr<BuiltConv>> built_convs_;
-  struct Built;
-  struct Engine;
   std::unique_ptr<Engine> engine_;
+  // Keyed by the operands' sizes and strides, the attributes, and a constant weight's address.
   std::map<std::vector<std::int64_t>, std::unique_ptr<Built>> built_;
+  std::map<std::vector<std::int64_t>, std::unique_ptr<BuiltConv>> built_convs_;
+  std::map<std::vector<std::int64_t>, std::unique_ptr<BuiltPool>> built_pools_;
 };
 
 }  // namespace devplace::exec

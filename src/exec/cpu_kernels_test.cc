@@ -108,6 +108,17 @@ TEST(CpuKernels, AZeroPadFoldsIntoTheAveragePoolAfterIt) {
   EXPECT_TRUE(folded_pad_pads(pad, {at::Tensor(), pads}, padded_pool).empty());
 }
 
+// An integer MaxPool is pooled as floats (exact for 8-bit values) and returned in its own type.
+TEST(CpuKernels, AnIntegerMaxPoolKeepsItsType) {
+  Op pool;
+  pool.name = "pool", pool.type = "MaxPool", pool.outputs = {0};
+  pool.attrs["kernel_shape"] = std::vector<std::int64_t>{2, 2};
+  const at::Tensor x = at::arange(16, at::kByte).view({1, 1, 4, 4});
+  const at::Tensor y = run_onnx_op(pool, {x}, "t")[0];
+  EXPECT_EQ(y.scalar_type(), at::kByte);
+  EXPECT_TRUE(at::equal(y, at::tensor(std::vector<std::uint8_t>{5, 6, 7, 9, 10, 11, 13, 14, 15}).view({1, 1, 3, 3})));
+}
+
 TEST(CpuKernels, OtherTypesGoToAten) {
   CpuKernels products;
   const at::Tensor a = at::arange(6, at::kLong).view({2, 3}), b = at::arange(6, at::kLong).view({3, 2});

@@ -163,7 +163,7 @@ struct Executor::Impl {
   // output, not shared with another tensor), so an element-wise op may write its result into it.
   std::vector<std::uint8_t> overwrite_input0;
   // A Pad folded into the AveragePool that alone reads it (exec::folded_pad_pads): the Pad passes
-  // its input on (pad_passes) and the pool pads by folded_pads[pool] itself. Right on any workers.
+  // its input on (pad_passes) and the pool pads by folded_pads[pool] itself, wherever each is placed.
   std::vector<std::uint8_t> pad_passes;
   std::vector<std::vector<std::int64_t>> folded_pads;
   std::vector<char> folded;                        // op -> evaluated at load time

@@ -36,11 +36,6 @@ struct Ctx {
     if (!own_kernels) own_kernels = std::make_unique<CpuKernels>();
     return *own_kernels;
   }
-  // a x b (+ bias over the last dim), as at::matmul, on oneDNN for float CPU tensors.
-  at::Tensor product(const at::Tensor& a, const at::Tensor& b, const c10::optional<at::Tensor>& bias = {},
-                     bool b_constant = false) const {
-    return kernels().matmul(a, b, bias, b_constant);
-  }
 
   [[noreturn]] void fail(const std::string& why) const { throw Error(source, op.name, op.type + ": " + why); }
   const at::Tensor& input(std::size_t i) const {
@@ -217,7 +212,7 @@ Outputs clip(const Ctx& c) {
 Outputs where(const Ctx& c) { return {at::where(c.input(0), c.input(1), c.input(2))}; }
 
 // ---- linear algebra ----
-Outputs matmul(const Ctx& c) { return {c.product(c.input(0), c.input(1), {}, c.constant(1))}; }
+Outputs matmul(const Ctx& c) { return {c.kernels().matmul(c.input(0), c.input(1), {}, c.constant(1))}; }
 
 Outputs gemm(const Ctx& c) {
   at::Tensor a = c.input(0), b = c.input(1);
@@ -229,8 +224,8 @@ Outputs gemm(const Ctx& c) {
   const bool row_bias = c.has(2) && beta == 1.0 && alpha == 1.0 &&
                         (c.in[2].dim() == 1 || (c.in[2].dim() == 2 && c.in[2].size(0) == 1)) &&
                         c.in[2].numel() == b.size(1);
-  if (row_bias) return {c.product(a, b, c.in[2].reshape({-1}), c.constant(1))};
-  at::Tensor r = c.product(a, b, {}, c.constant(1));
+  if (row_bias) return {c.kernels().matmul(a, b, c.in[2].reshape({-1}), c.constant(1))};
+  at::Tensor r = c.kernels().matmul(a, b, {}, c.constant(1));
   if (alpha != 1.0) r.mul_(alpha);
   if (c.has(2)) r = r + (beta == 1.0 ? c.in[2] : c.in[2] * beta);
   return {r};
@@ -356,7 +351,8 @@ Outputs pool(const Ctx& c) {
           at::arange(x.size(0) * x.size(1), plane_index.options()).reshape({x.size(0), x.size(1), 1, 1});
       return {values.to(type), plane_index + plane_start * (height * width)};
     }
-    if (on_cpu_kernels(x, spatial, dil, ceil, applied)) return {c.kernels().pool2d(x, true, kernel, strides, pads, false)};
+    if (on_cpu_kernels(x, spatial, dil, ceil, applied))
+      return {c.kernels().pool2d(x, true, kernel, strides, pads, false).to(type)};
     // ATen's NCHW pooling is 5-10x slower than its channels-last one on one core (docs/design/execution.md).
     if (spatial == 2 && x.is_cpu()) x = x.contiguous(at::MemoryFormat::ChannelsLast);
     at::Tensor r = spatial == 1   ? at::max_pool1d(x, kernel, strides, pads, dil, ceil)
@@ -365,7 +361,7 @@ Outputs pool(const Ctx& c) {
     return {r.to(type)};
   }
   if (!c.context.folded_pads.empty()) {  // a Pad folded in (folded_pad_pads)
-    const std::vector<std::int64_t>& p = c.context.folded_pads;
+    const at::IntArrayRef p = c.context.folded_pads;
     if (on_cpu_kernels(x, spatial, dil, ceil, {})) return {c.kernels().pool2d(x, false, kernel, strides, p, true)};
     x = at::constant_pad_nd(x, {p[1], p[1], p[0], p[0]}, 0.0);
   }

@@ -35,8 +35,9 @@ struct OpContext {
   // may lay it out once.
   std::uint64_t constant_inputs = 0;
   // An AveragePool whose input arrives without the zero padding [height, width] (on both sides)
-  // of a Pad folded into it (folded_pad_pads): it pads and counts the padded cells itself.
-  std::vector<std::int64_t> folded_pads;
+  // of a Pad folded into it (folded_pad_pads): it pads and counts the padded cells itself. A view
+  // of the caller's pads, which outlive the call.
+  at::IntArrayRef folded_pads;
 };
 
 // The pads [height, width] when `pad` (a Pad op; `pad_inputs` its inputs, undefined where not
