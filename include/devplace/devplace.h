@@ -60,8 +60,12 @@ class Workload {
 // Every placer's name, classical and learned ("<device>-only" also works for each device).
 std::vector<std::string> placer_names();
 
-// Places `w` with the named placer. Learned placers train on the call (options.eval_budget
-// bounds their reward evaluations; options.policy_file places zero-shot with a trained policy).
+// Places `w` as `request` asks (the same path as `devplace place`): the placement, its verdict,
+// the placer's time, and whether a fitted execution model replaced it by one device
+// (PlaceRequest::keep_placement). Learned placers train on the call (options.eval_budget bounds
+// their reward evaluations; options.policy_file places zero-shot with a trained policy).
+PlaceResult place(const Workload& w, const PlaceRequest& request);
+// The placement alone: place(w, {algorithm, options}).placement.
 Placement place(const Workload& w, const std::string& algorithm, const PlaceOptions& options = {});
 
 // The latency of `placement` under `objective` (infeasible: +inf and why).

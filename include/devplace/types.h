@@ -44,4 +44,29 @@ struct Verdict {
   std::string reason;
 };
 
+// One request to place a model: the placer's name and how it is asked to work.
+struct PlaceRequest {
+  // A placer's name (placer_names()), "<device>-only", or the shorthand "hsdag:POLICY[:N]" /
+  // "placeto:POLICY[:N]" for options.policy_file and options.fine_tune_episodes.
+  std::string algorithm = "local-search";
+  PlaceOptions options;
+  // On a cost table with an execution model fitted to measured runs, a placement no faster than
+  // the best single device by more than the model's error (at least 5%) is replaced by that
+  // device alone; true keeps the placer's placement.
+  bool keep_placement = false;
+};
+
+// What placing produced: the placement, its verdict under the request's objective and its cost.
+struct PlaceResult {
+  std::string placer;  // the placer's own name for its row (e.g. "hsdag (zero-shot policy)")
+  Placement placement;
+  Verdict verdict;
+  double seconds = 0;  // wall time of the placer
+  // The fitted-model rule of PlaceRequest::keep_placement: the device that replaced the
+  // placer's placement (-1: none did), the placer's own latency and the margin applied.
+  int replaced_by_device = -1;
+  double placer_latency = 0;
+  double margin = 0;
+};
+
 }  // namespace devplace

@@ -47,6 +47,8 @@ from ._devplace import (  # noqa: F401  (re-exported)
     node_features,
     op_times,
     place,
+    place_result,
+    PlaceResult,
     placer_names,
     profile,
     random_episodes_per_second,
@@ -63,9 +65,9 @@ from .env import PlacementEnv  # noqa: E402
 
 __all__ = [
     "CorruptError", "EpisodeProgress", "Error", "ExecutionResult", "FileIOError", "InvalidArgumentError",
-    "NotFoundError", "PlacementEnv", "UnsupportedError", "ScheduleEnv", "TrainSummary", "Verdict",
+    "NotFoundError", "PlaceResult", "PlacementEnv", "UnsupportedError", "ScheduleEnv", "TrainSummary", "Verdict",
     "Workload", "compare", "edges", "execute", "format_table", "from_torch", "groups", "judge", "load",
-    "node_features", "op_times", "place", "placer_names", "profile", "random_episodes_per_second", "read_placement",
+    "node_features", "op_times", "place", "place_result", "placer_names", "profile", "random_episodes_per_second", "read_placement",
     "simulate", "train", "write_onnx", "write_openvino_affinity", "write_placement", "write_trace",
 ]
 

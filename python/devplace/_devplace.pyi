@@ -38,6 +38,14 @@ class Verdict:
     feasible: bool
     reason: str
 
+class PlaceResult:
+    placer: str
+    placement: List[int]
+    verdict: Verdict
+    seconds: float
+    replaced_by_device: int
+    placer_latency: float
+
 class EpisodeProgress:
     episode: int
     episodes: int
@@ -63,7 +71,11 @@ class ExecutionResult:
 
 def placer_names() -> List[str]: ...
 def place(workload: Workload, algorithm: str = ..., seed: int = ..., budget: int = ..., time_budget: float = ...,
-          objective: str = ..., policy: str = ...) -> List[int]: ...
+          objective: str = ..., policy: str = ..., move_policy: str = ..., finetune: int = ...,
+          keep_placement: bool = ...) -> List[int]: ...
+def place_result(workload: Workload, algorithm: str = ..., seed: int = ..., budget: int = ...,
+                 time_budget: float = ..., objective: str = ..., policy: str = ..., move_policy: str = ...,
+                 finetune: int = ..., keep_placement: bool = ...) -> PlaceResult: ...
 def judge(workload: Workload, placement: Sequence[int], objective: str = ...) -> Verdict: ...
 def simulate(workload: Workload, placement: Sequence[int]) -> Dict[str, Any]: ...
 def write_trace(workload: Workload, placement: Sequence[int], path: str) -> None: ...

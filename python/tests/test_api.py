@@ -43,6 +43,24 @@ def test_placement_equals_the_cli_for_the_same_seed(resnet, tmp_path):
     assert devplace.read_placement(resnet, str(out)) == p
 
 
+def test_place_result_is_the_cli_place_path():
+    # The same request as `devplace place` (one service behind both): on the H200 table fitted to
+    # measured runs, a placement within the model's error of one device becomes that device.
+    d = os.path.join(ROOT, "tests", "data", "execution")
+    w = devplace.load("inception_v3", cluster=os.path.join(d, "h200-async.toml"),
+                      costs=os.path.join(d, "h200-async-inception_v3", "calibrated.json"))
+    r = devplace.place_result(w, "round-robin")
+    assert r.placer == "round-robin" and r.replaced_by_device >= 0
+    assert set(r.placement) == {r.replaced_by_device} and r.placer_latency > r.verdict.latency
+    kept = devplace.place_result(w, "round-robin", keep_placement=True)
+    assert kept.replaced_by_device == -1 and len(set(kept.placement)) == 2
+    assert devplace.place(w, "round-robin") == r.placement
+    with pytest.raises(devplace.InvalidArgumentError):
+        devplace.place(w, "local-search", policy=os.path.join(ROOT, "policies", "learned.pt"))
+    with pytest.raises(devplace.InvalidArgumentError):
+        devplace.place(w, "hsdag", finetune=3)
+
+
 def test_simulate_gives_records_and_columns(resnet):
     p = devplace.place(resnet, "heft")
     s = devplace.simulate(resnet, p)

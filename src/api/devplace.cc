@@ -14,7 +14,8 @@
 #include "learn/hsdag.h"
 #include "learn/learned_placers.h"
 #include "learn/list_policy.h"
-#include "training/training_run.h"
+#include "service/placing.h"
+#include "service/training_run.h"
 #include "learn/peers.h"
 #include "place/placer.h"
 
@@ -57,8 +58,12 @@ std::vector<std::string> Workload::device_names() const {
 
 std::vector<std::string> placer_names() { return all_placers().names(); }
 
+PlaceResult place(const Workload& w, const PlaceRequest& request) { return place_problem(w.problem(), request); }
+
 Placement place(const Workload& w, const std::string& algorithm, const PlaceOptions& options) {
-  return all_placers().make(w.problem(), algorithm, options)->place(w.problem(), options);
+  PlaceRequest request;
+  request.algorithm = algorithm, request.options = options;
+  return place(w, request).placement;
 }
 
 Verdict judge(const Workload& w, const Placement& placement, Objective objective) {
@@ -89,7 +94,7 @@ std::function<void(const EpisodeLog&)> progress_of(const TrainOptions& options, 
 
 }  // namespace
 
-// One training path (training/training_run.h), as `devplace train` takes it: the options map
+// One training path (service/training_run.h), as `devplace train` takes it: the options map
 // onto a TrainingRun with each method's own defaults.
 TrainSummary train(const Workload& w, const TrainOptions& options) {
   TrainingRun run;

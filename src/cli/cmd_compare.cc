@@ -7,6 +7,7 @@
 
 #include "cli/command_list.h"
 #include "place/compare.h"
+#include "service/placing.h"
 #include "util/error.h"
 
 namespace devplace::cli {
@@ -61,7 +62,7 @@ void add_compare_command(CLI::App& app) {
         if (name.rfind("hsdag", 0) == 0 || name == "placeto")
           throw Error(a->policy, "",
                       "--policy is for the learned* rows; list them with --algos and compare " + name + " apart");
-    Comparison cmp = compare_placers(pb, algos, options, make_any_placer);
+    Comparison cmp = compare_placers(pb, algos, options, [](const Problem& p, const std::string& name) { return make_any_placer(p, name); });
     // 0 = no figure: the row is infeasible, or no single device is (memory-limited problems).
     auto speedup = [](double ref, double v) {
       return std::isfinite(v) && v > 0 && std::isfinite(ref) && ref > 0 ? ref / v : 0.0;

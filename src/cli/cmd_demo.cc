@@ -9,6 +9,7 @@
 #include "io/placement_io.h"
 #include "learn/hsdag.h"
 #include "place/compare.h"
+#include "service/placing.h"
 #include "report/plot.h"
 #include "report/trace.h"
 #include "sim/simulator.h"
@@ -63,7 +64,7 @@ void add_demo_command(CLI::App& app) {
     std::vector<std::string> algos;
     for (const auto& d : c.devices) algos.push_back(d.name + "-only");
     for (const char* n : {"heft", "m-etf", "metis", "local-search"}) algos.push_back(n);
-    Comparison cmp = compare_placers(pb, algos, opts, make_any_placer);
+    Comparison cmp = compare_placers(pb, algos, opts, [](const Problem& p, const std::string& name) { return make_any_placer(p, name); });
     const double cpu = cmp.rows.front().verdict.latency;
     std::printf("| %-14s | %12s | %14s |\n|%s|%s|%s|\n", "placement", "latency (ms)", "vs cpu-only",
                 std::string(16, '-').c_str(), std::string(14, '-').c_str(), std::string(16, '-').c_str());

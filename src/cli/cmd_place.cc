@@ -11,6 +11,7 @@
 #include "io/placement_io.h"
 #include "io/torch_device_map.h"
 #include "place/compare.h"
+#include "service/placing.h"
 #include "report/trace.h"
 #include "sim/simulator.h"
 #include "util/error.h"
@@ -49,7 +50,7 @@ void add_place_command(CLI::App& app) {
   auto a = std::make_shared<Args>();
   auto* cmd = app.add_subcommand("place", "Place a model with one algorithm and write the placement");
   add_model_options(*cmd, a->model);
-  cmd->add_option(
+  CLI::Option* algo_flag = cmd->add_option(
       "--algo,-a", a->algo, "Algorithm: " + [] {
         std::string s;
         for (auto& n : classical_placer_names()) s += n + ", ";
@@ -76,47 +77,31 @@ void add_place_command(CLI::App& app) {
                   "OpenVINO affinity map (op -> CPU/GPU) for HETERO, adjusted to HETERO's rules (changes reported)");
   cmd->add_option("--export-device-map", a->device_map,
                   "PyTorch device map (module path -> cpu/cuda:N) of a torch.onnx export");
-  cmd->callback([a] {
+  cmd->callback([a, algo_flag] {
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
-    PlaceOptions opts = place_options(a->search);
-    if (a->finetune > 0 && a->policy.empty()) throw Error("", "", "--finetune needs --policy FILE");
-    // A policy file goes with --algo hsdag or learned*, else it is a Placeto policy (the default
-    // algorithm is no learner).
-    const bool own = a->algo.rfind("learned", 0) == 0;
-    if (own) opts.policy_file = a->policy;
-    const std::string learner = a->algo == "hsdag" ? "hsdag" : "placeto";
-    const std::string algo = a->policy.empty() || own ? a->algo
-                                                      : learner + ":" + a->policy +
-                                                            (a->finetune > 0 ? ":" + std::to_string(a->finetune) : "");
-    auto placer = make_any_placer(pb, algo);
-    auto t0 = std::chrono::steady_clock::now();
-    Placement p = placer->place(pb, opts);
-    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    Verdict v = judge(pb, p, opts.objective);
-    double lb = makespan_lower_bound(pb);
+    PlaceRequest request;
+    request.options = place_options(a->search);
+    request.options.policy_file = a->policy, request.options.fine_tune_episodes = a->finetune;
+    request.keep_placement = a->keep;
+    // A policy with no --algo is a Placeto policy (the default algorithm loads none).
+    request.algorithm = !a->policy.empty() && algo_flag->count() == 0 ? "placeto" : a->algo;
+    const PlaceResult r = place_problem(pb, request);
+    const Placement& p = r.placement;
+    const Verdict& v = r.verdict;
+    const PlaceOptions& opts = request.options;
+    const double secs = r.seconds;
+    const double lb = makespan_lower_bound(pb);
     const Cluster& c = pb.cluster();
-    // On a cost table fitted to measured runs, a simulated gain within the model's error is no
-    // gain: the best single device is the placement to use then.
-    if (const Problem::Execution* x = pb.execution();
-        x && opts.objective == Objective::simulator && !a->keep && !is_single_device(p) && v.feasible) {
-      const double margin = std::max(x->fit_error, 0.05);
-      Simulator sim(pb);
-      int best = 0;
-      double best_s = kInfeasibleTime;
-      for (int d = 0; d < c.num_devices(); ++d)
-        if (const double s = sim.makespan(Placement(p.size(), d)); s < best_s) best = d, best_s = s;
-      if (v.latency > best_s * (1 - margin)) {
-        std::printf("%s's placement (%s ms) is no better than %s alone (%s ms) within the calibrated model's error "
-                    "(%.0f%%): placing every op on %s (--keep-placement keeps %s's)\n",
-                    placer->name().c_str(), ms(v.latency).c_str(), c.devices[best].name.c_str(), ms(best_s).c_str(),
-                    margin * 100, c.devices[best].name.c_str(), placer->name().c_str());
-        p.assign(p.size(), best);
-        v = judge(pb, p, opts.objective);
-      }
+    if (r.replaced_by_device >= 0) {
+      const std::string& device = c.devices[r.replaced_by_device].name;
+      std::printf("%s's placement (%s ms) is no better than %s alone (%s ms) within the calibrated model's error "
+                  "(%.0f%%): placing every op on %s (--keep-placement keeps %s's)\n",
+                  r.placer.c_str(), ms(r.placer_latency).c_str(), device.c_str(), ms(v.latency).c_str(),
+                  r.margin * 100, device.c_str(), r.placer.c_str());
     }
     std::printf("%s on %s with %s: latency %s ms%s (lower bound %s ms, gap %.1f%%), placed in %.3f s\n",
-                pb.graph().name().c_str(), c.name.c_str(), placer->name().c_str(), ms(v.latency).c_str(),
+                pb.graph().name().c_str(), c.name.c_str(), r.placer.c_str(), ms(v.latency).c_str(),
                 v.feasible ? "" : " INFEASIBLE", ms(lb).c_str(), v.feasible ? 100.0 * (v.latency / lb - 1) : 0.0, secs);
     if (!v.feasible) std::printf("  infeasible: %s\n", v.reason.c_str());
     std::vector<int> count(c.num_devices(), 0);
@@ -124,7 +109,7 @@ void add_place_command(CLI::App& app) {
     for (int d = 0; d < c.num_devices(); ++d) std::printf("  %-8s %5d ops\n", c.devices[d].name.c_str(), count[d]);
     if (!a->out.empty()) {
       write_placement(a->out, pb.graph(), c, p,
-                      {a->model.model, ctx->cluster_spec, placer->name(), opts.seed, v.latency});
+                      {a->model.model, ctx->cluster_spec, r.placer, opts.seed, v.latency});
       std::printf("wrote %s\n", a->out.c_str());
     }
     if (!a->trace.empty()) {

@@ -1,6 +1,5 @@
 // `devplace train MODEL`: train the HSDAG placer with progress, a CSV log, an SVG plot,
-// checkpoints and resume; writes the best placement. Also the learned-placer factory that
-// `place` and `compare` use for --algo hsdag.
+// checkpoints and resume; writes the best placement.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,29 +16,12 @@
 #include "learn/peers.h"
 #include "place/compare.h"
 #include "report/plot.h"
-#include "training/training_run.h"
+#include "service/training_run.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/log.h"
 
 namespace devplace::cli {
-
-std::unique_ptr<Placer> make_any_placer(const Problem& problem, const std::string& name) {
-  static const PlacerRegistry registry = all_placers();  // immutable once made
-  // Command-line shorthand for the typed options: "placeto:POLICY" / "hsdag:POLICY" place
-  // zero-shot with a trained policy; a trailing ":N" fine-tunes N episodes on the problem first.
-  for (const std::string algo : {"placeto", "hsdag"}) {
-    if (name.rfind(algo + ":", 0) != 0) continue;
-    PlaceOptions o;
-    o.policy_file = name.substr(algo.size() + 1);
-    const std::string& rest = o.policy_file;
-    if (auto colon = rest.rfind(':'); colon != std::string::npos && colon + 1 < rest.size() &&
-                                      rest.find_first_not_of("0123456789", colon + 1) == std::string::npos)
-      o.fine_tune_episodes = std::stoi(rest.substr(colon + 1)), o.policy_file = rest.substr(0, colon);
-    return registry.make(problem, algo, o);
-  }
-  return registry.make(problem, name);
-}
 
 namespace {
 

@@ -34,8 +34,6 @@ void add_pretrain_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_place_command(CLI::App& app);
 void add_train_command(CLI::App& app);
-// Classical placers plus the learned ones (hsdag, hsdag-paper).
-std::unique_ptr<Placer> make_any_placer(const Problem& problem, const std::string& name);
 void add_compare_command(CLI::App& app);
 // `bench`: the benchmark report (docs/results/benchmark.md); cmd_bench.cc.
 void add_bench_command(CLI::App& app);

@@ -152,22 +152,63 @@ PYBIND11_MODULE(_devplace, m) {
       });
 
   m.def("placer_names", &placer_names, "Every placer's name, classical and learned.");
+  py::class_<PlaceResult>(m, "PlaceResult")
+      .def_readonly("placer", &PlaceResult::placer)
+      .def_readonly("placement", &PlaceResult::placement)
+      .def_readonly("verdict", &PlaceResult::verdict)
+      .def_readonly("seconds", &PlaceResult::seconds)
+      .def_readonly("replaced_by_device", &PlaceResult::replaced_by_device)
+      .def_readonly("placer_latency", &PlaceResult::placer_latency)
+      .def("__repr__", [](const PlaceResult& r) {
+        return "<devplace.PlaceResult " + r.placer + ": " +
+               (r.verdict.feasible ? std::to_string(r.verdict.latency * 1e3) + " ms" : "infeasible") +
+               (r.replaced_by_device >= 0 ? ", replaced by one device" : "") + ">";
+      });
+  // The one request behind place() and place_result(), as `devplace place` makes it.
+  auto place_request = [](const std::string& algorithm, std::uint64_t seed, std::int64_t budget, double time_budget,
+                          const std::string& objective, const std::string& policy, const std::string& move_policy,
+                          int finetune, bool keep_placement) {
+    PlaceRequest r;
+    r.algorithm = algorithm, r.keep_placement = keep_placement;
+    PlaceOptions& o = r.options;
+    o.seed = seed, o.eval_budget = budget, o.time_budget_s = time_budget, o.objective = objective_of(objective);
+    o.policy_file = policy, o.move_policy_file = move_policy, o.fine_tune_episodes = finetune;
+    return r;
+  };
+  m.def(
+      "place_result",
+      [place_request](const Workload& w, const std::string& algorithm, std::uint64_t seed, std::int64_t budget,
+                      double time_budget, const std::string& objective, const std::string& policy,
+                      const std::string& move_policy, int finetune, bool keep_placement) {
+        const PlaceRequest r =
+            place_request(algorithm, seed, budget, time_budget, objective, policy, move_policy, finetune, keep_placement);
+        py::gil_scoped_release release;
+        return place(w, r);
+      },
+      "Places the workload as place() does and returns a PlaceResult: placer (the row's name), placement, verdict, "
+      "seconds, and replaced_by_device (>= 0 when a cost table fitted to measured runs judged the placement no better "
+      "than that device alone within its error; keep_placement=True keeps the placer's).",
+      py::arg("workload"), py::arg("algorithm") = "local-search", py::arg("seed") = 1, py::arg("budget") = 0,
+      py::arg("time_budget") = 0.0, py::arg("objective") = "sim", py::arg("policy") = "",
+      py::arg("move_policy") = "", py::arg("finetune") = 0, py::arg("keep_placement") = false);
   m.def(
       "place",
-      [](const Workload& w, const std::string& algorithm, std::uint64_t seed, std::int64_t budget, double time_budget,
-         const std::string& objective, const std::string& policy, const std::string& move_policy) {
-        PlaceOptions o;
-        o.seed = seed, o.eval_budget = budget, o.time_budget_s = time_budget, o.objective = objective_of(objective);
-        o.policy_file = policy, o.move_policy_file = move_policy;
+      [place_request](const Workload& w, const std::string& algorithm, std::uint64_t seed, std::int64_t budget,
+                      double time_budget, const std::string& objective, const std::string& policy,
+                      const std::string& move_policy, int finetune, bool keep_placement) {
+        const PlaceRequest r =
+            place_request(algorithm, seed, budget, time_budget, objective, policy, move_policy, finetune, keep_placement);
         py::gil_scoped_release release;
-        return place(w, algorithm, o);
+        return place(w, r).placement;
       },
       "Places the workload with the named placer (devplace.placer_names()); returns one device index per op. budget "
       "bounds reward evaluations of searches and learned placers, time_budget their seconds (0: defaults); policy "
-      "places zero-shot with a trained policy file, move_policy with another move policy (learned-moves rows).",
+      "places zero-shot with a trained policy file (finetune N: after N episodes of training on the workload), "
+      "move_policy with another move policy (learned-moves rows). As `devplace place`: on a fitted cost table a "
+      "placement within the model's error of one device becomes that device (keep_placement=True keeps it).",
       py::arg("workload"), py::arg("algorithm") = "local-search", py::arg("seed") = 1, py::arg("budget") = 0,
       py::arg("time_budget") = 0.0, py::arg("objective") = "sim", py::arg("policy") = "",
-      py::arg("move_policy") = "");
+      py::arg("move_policy") = "", py::arg("finetune") = 0, py::arg("keep_placement") = false);
   m.def(
       "judge",
       [](const Workload& w, const Placement& p, const std::string& objective) {

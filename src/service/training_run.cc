@@ -1,4 +1,4 @@
-#include "training/training_run.h"
+#include "service/training_run.h"
 
 #include <algorithm>
 #include <chrono>
