@@ -6,7 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include "io/model.h"
-#include "learn/hsdag.h"
+#include "learn/hsdag/hsdag.h"
 
 namespace devplace {
 

@@ -26,7 +26,7 @@ struct PlaceOptions {
   // place zero-shot, or after fine_tune_episodes of training on the problem.
   std::string policy_file;
   int fine_tune_episodes = 0;
-  // learned-moves rows: the move policy (learn/move_policy.h); empty = the shipped one.
+  // learned-moves rows: the move policy (learn/learned/move_policy.h); empty = the shipped one.
   std::string move_policy_file;
   // Learned placers: training episodes and placements sampled per episode; 0 = the placer's
   // default (a set eval_budget decides the episodes instead).

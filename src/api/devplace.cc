@@ -11,12 +11,12 @@
 #include "exec/measure.h"
 #include "io/model.h"
 #include "io/placement_io.h"
-#include "learn/hsdag.h"
+#include "learn/hsdag/hsdag.h"
 #include "learn/learned_placers.h"
-#include "learn/list_policy.h"
+#include "learn/learned/list_policy.h"
 #include "service/placing.h"
 #include "service/training_run.h"
-#include "learn/peers.h"
+#include "learn/peers/peers.h"
 #include "place/placer.h"
 
 namespace devplace {

@@ -9,7 +9,7 @@
 
 #include "benchmark_report/equal_budget.h"
 #include "io/model.h"
-#include "learn/hsdag.h"
+#include "learn/hsdag/hsdag.h"
 #include "place/random_placement.h"
 #include "report/results.h"
 #include "sim/simulator.h"

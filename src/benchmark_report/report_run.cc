@@ -14,9 +14,9 @@
 
 #include "benchmark_report/report_run.h"
 #include "io/model.h"
-#include "learn/hsdag.h"
+#include "learn/hsdag/hsdag.h"
 #include "learn/learned_placers.h"
-#include "learn/peers.h"
+#include "learn/peers/peers.h"
 #include "place/compare.h"
 #include "place/synthetic.h"
 #include "report/gantt.h"

@@ -7,7 +7,7 @@
 #include "cli/command_list.h"
 #include "cli/training_output.h"
 #include "io/placement_io.h"
-#include "learn/hsdag.h"
+#include "learn/hsdag/hsdag.h"
 #include "place/compare.h"
 #include "service/placing.h"
 #include "report/plot.h"

@@ -1,5 +1,5 @@
-// `devplace pretrain`: trains devplace's own learned placer (learn/list_policy.h) on the
-// synthetic training corpus (learn/training_corpus.h) and writes the policy that
+// `devplace pretrain`: trains devplace's own learned placer (learn/learned/list_policy.h) on the
+// synthetic training corpus (learn/learned/training_corpus.h) and writes the policy that
 // `place --algo learned` uses (policies/learned.pt by default). docs/design/learned.md has the
 // command that made the shipped policy and how long it takes.
 #include <chrono>
@@ -9,10 +9,10 @@
 
 #include "cli/command_list.h"
 #include "cost/cost_table.h"
-#include "learn/list_policy.h"
-#include "learn/move_policy.h"
+#include "learn/learned/list_policy.h"
+#include "learn/learned/move_policy.h"
 #include "place/reward.h"
-#include "learn/training_corpus.h"
+#include "learn/learned/training_corpus.h"
 #include "place/placer.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -73,7 +73,7 @@ void validate_moves(const MovePolicy& moves, const ListPolicy& list, int graphs,
               budget - decode, std::exp(log_sum[2] / n));
 }
 
-// `devplace pretrain-moves`: the learned move policy (learn/move_policy.h), from the list
+// `devplace pretrain-moves`: the learned move policy (learn/learned/move_policy.h), from the list
 // policy's placements of the corpus.
 void add_pretrain_moves_command(CLI::App& app) {
   struct Args {

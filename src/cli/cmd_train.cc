@@ -11,9 +11,9 @@
 #include "distributed/replica_reward.h"
 #include "exec/measure.h"
 #include "io/placement_io.h"
-#include "learn/hsdag.h"
+#include "learn/hsdag/hsdag.h"
 #include "learn/learned_placers.h"
-#include "learn/peers.h"
+#include "learn/peers/peers.h"
 #include "place/compare.h"
 #include "report/plot.h"
 #include "service/training_run.h"
@@ -201,7 +201,7 @@ void add_train_command(CLI::App& app) {
       for (const auto& o : a->overrides) apply_hsdag_override(cfg, o);
     } else if (!learned) {
       PeerConfig& cfg = run.peer;
-      cfg.algo = a->algo;
+      cfg.algo = peer_method(a->algo);
       if (a->episodes >= 0) cfg.episodes = a->episodes;
       if (a->samples > 0) cfg.samples = a->samples;
       cfg.seed = a->seed;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "learn/hsdag.h"
+#include "learn/hsdag/hsdag.h"
 
 namespace devplace::cli {
 

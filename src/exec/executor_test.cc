@@ -17,7 +17,7 @@
 #include "exec/profiler.h"
 #include "graph/op_costs.h"
 #include "io/model.h"
-#include "learn/hsdag.h"
+#include "learn/hsdag/hsdag.h"
 #include "util/error.h"
 
 namespace devplace {

@@ -36,7 +36,7 @@ enum class ElementCost { simple, transcendental, composite };
 
 struct OpTypeInfo {
   OpClass op_class = OpClass::other;
-  std::string_view feature_name = "other";  // an entry of learn/features.h kOpTypeVocabulary
+  std::string_view feature_name = "other";  // an entry of learn/representation/features.h kOpTypeVocabulary
   ShapeRule shape_rule = ShapeRule::own;
   ElementCost element_cost = ElementCost::simple;
 };

@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "learn/hsdag.h"
-#include "learn/learned_compositions.h"
-#include "learn/list_policy.h"
-#include "learn/move_policy.h"
-#include "learn/peers.h"
+#include "learn/hsdag/hsdag.h"
+#include "learn/learned/learned_compositions.h"
+#include "learn/learned/list_policy.h"
+#include "learn/learned/move_policy.h"
+#include "learn/peers/peers.h"
 #include "place/segment_search.h"
 #include "sim/simulator.h"
 #include "util/error.h"
@@ -62,10 +62,10 @@ std::unique_ptr<Placer> make_hsdag_row(const std::string& name, const PlaceOptio
 
 std::unique_ptr<Placer> make_peer_row(const std::string& name, const PlaceOptions& options) {
   PeerConfig c;
-  c.algo = name;
+  c.algo = peer_method(name);
   if (options.episodes > 0) c.episodes = options.episodes;
   if (options.samples > 0) c.samples = options.samples;
-  if (name == "placeto" && !options.policy_file.empty())
+  if (c.algo == PeerMethod::placeto && !options.policy_file.empty())
     c.episodes = options.fine_tune_episodes, c.init_policy = options.policy_file;
   return make_peer_placer(c);
 }

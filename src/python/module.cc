@@ -19,9 +19,9 @@
 #include "devplace/devplace.h"
 #include "exec/profiler.h"
 #include "io/placement_export.h"
-#include "learn/coarsen.h"
-#include "learn/features.h"
-#include "learn/schedule_env.h"
+#include "learn/representation/coarsen.h"
+#include "learn/representation/features.h"
+#include "learn/learned/schedule_env.h"
 #include "report/trace.h"
 #include "sim/simulator.h"
 #include "util/files.h"
@@ -400,7 +400,7 @@ PYBIND11_MODULE(_devplace, m) {
         const int rows = m.rows, cols = m.cols;
         return py::make_tuple(owned_array(std::move(m.data), {rows, cols}), blocks);
       },
-      "HSDAG's node features (learn/features.h, the cost block on): ([rows x cols] float32, [(block name, width)] in "
+      "HSDAG's node features (learn/representation/features.h, the cost block on): ([rows x cols] float32, [(block name, width)] in "
       "column order); a row per op, or per group of groups() with per_group=True.",
       py::arg("workload"), py::arg("per_group") = false, py::arg("chains_only") = true);
   m.def(
@@ -424,7 +424,7 @@ PYBIND11_MODULE(_devplace, m) {
       "The data edges between ops: ([2 x E] producer and consumer op indices, [E] bytes of the tensor).",
       py::arg("workload"));
 
-  // The learned placer's decision process (learn/schedule_env.h), for environments in Python.
+  // The learned placer's decision process (learn/learned/schedule_env.h), for environments in Python.
   py::class_<ScheduleEnv>(m, "ScheduleEnv",
                           "The list-scheduling decision process of devplace's learned placer: one op per step, "
                           "one feature row per device")

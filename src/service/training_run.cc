@@ -4,9 +4,9 @@
 #include <chrono>
 #include <memory>
 
-#include "learn/learned_compositions.h"
-#include "learn/list_policy.h"
-#include "learn/schedule_env.h"
+#include "learn/learned/learned_compositions.h"
+#include "learn/learned/list_policy.h"
+#include "learn/learned/schedule_env.h"
 #include "util/error.h"
 
 namespace devplace {
@@ -108,11 +108,11 @@ TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
                                    : std::vector<TrainResult>{train_hsdag(problem, reward, run.hsdag, run.on_episode)};
   } else {
     PeerConfig cfg = run.peer;
-    cfg.algo = run.algo;
+    cfg.algo = peer_method(run.algo);
     std::vector<RewardTask> tasks{{&problem, &reward}};
     for (std::size_t i = 0; i < run.also.size(); ++i) tasks.push_back({run.also[i], other_rewards[i].get()});
     const std::vector<PeerResult> peers =
-        cfg.algo == "placeto" ? train_placeto_multi(tasks, cfg, run.on_episode)
+        cfg.algo == PeerMethod::placeto ? train_placeto_multi(tasks, cfg, run.on_episode)
                               : std::vector<PeerResult>{train_peer(problem, reward, cfg, run.on_episode)};
     out.results.assign(peers.begin(), peers.end());
   }

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "exec/measure.h"
-#include "learn/hsdag.h"
-#include "learn/list_policy.h"
-#include "learn/peers.h"
+#include "learn/hsdag/hsdag.h"
+#include "learn/learned/list_policy.h"
+#include "learn/peers/peers.h"
 
 namespace devplace {
 

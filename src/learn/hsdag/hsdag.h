@@ -1,0 +1,164 @@
+// HSDAG (Duan et al., NeurIPS 2024): a structure-aware learned placer. The graph is coarsened,
+// each coarse node gets features, a GCN embeds them, graph-parsing pooling splits the graph
+// into a learned number of groups, and a policy picks a device per group; a policy gradient
+// (policy_gradient.h: batch-centred advantages, clipped steps, a decaying entropy bonus) trains
+// it end to end on a Reward.
+// This header is LibTorch-free; the network lives in hsdag_net.h (learn/ only).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "learn/representation/coarsen.h"
+#include "learn/representation/features.h"
+#include "learn/rl/policy_gradient.h"
+#include "place/reward.h"
+#include "place/placer.h"
+
+namespace devplace {
+
+// A default-constructed HsdagConfig is the "default" preset (ours; docs/design/hsdag.md says why
+// each setting); hsdag_preset("paper") is the released configuration.
+struct HsdagConfig {
+  // Network.
+  int hidden = 64;
+  int gcn_layers = 2;
+  int pool_gcn_layers = 1;      // GCN layers on the pooled graph, per parsing level
+  int pool_levels = 1;          // graph-parsing levels
+  double edge_threshold = 0.5;  // a dominant edge merges only if its score exceeds this
+  // true: an edge merges only when it is the dominant edge of both its ends (groups at most
+  // double per level, so a level can never collapse a chain into one group); false: every
+  // node's dominant edge merges, as in Graph Parsing Networks.
+  bool mutual_dominance = true;
+  double dropout = 0.0;
+  // Beyond the paper: each coarse node's device logits add its own term to its group's, so
+  // a group is a strong prior rather than a hard tie (false = the paper's per-group policy).
+  bool node_policy = true;
+  // Training.
+  double lr = 1e-3;
+  int episodes = 1000;
+  int samples = 32;  // placements sampled per episode
+  // Advantages, clipped steps, entropy schedule: entropy 0.1 per decision falling to 0 over 60%
+  // of the run, 8 clipped steps per batch, lr falling to 10%, stop once settled.
+  PolicyGradientOptions pg{.advantage_floor = 0.02,
+                           .entropy_start = 0.1,
+                           .entropy_end = 0.0,
+                           .entropy_decay_share = 0.6,
+                           .update_epochs = 8,
+                           .lr_end_share = 0.1,
+                           .settled_entropy = 1e-3,
+                           .patience = 20};
+  // Beyond the paper: a batch's steps are undone when the policy, as the stepped network
+  // regroups the graph, moved more than this mean KL per coarse node from the one sampled
+  // (the clip sees only the batch's grouping); 0 = off (the paper).
+  double reparse_kl = 0.1;
+  RewardKind reward = RewardKind::speedup;  // policy_gradient.h: speed-up over the best single device, or 1 ms / latency
+  double overflow_penalty = 1.0;   // infeasible: reward -this * (1 + Evaluation::violation)
+  // Under the Tarnawski objective, sample only feasible placements: coarse nodes decide in
+  // topological order, each from its group's distribution restricted to the devices that keep
+  // the placement feasible (contiguity_mask.h). Off: infeasible samples are ranked instead.
+  bool feasibility_mask = true;
+  // Under the Tarnawski objective, every single-predecessor chain is one decision unit (the
+  // preset's units otherwise): an accelerator's ops must form a contiguous set there, so a chain
+  // is the natural unit, kept whole by one decision.
+  bool chains_under_contiguity = true;
+  // Beyond the paper: the untrained policy's probability of the best single device at every
+  // unit (the others share the rest), as Placeto starts from that device. 0 = no lean (the
+  // default); 0.5 changes nothing on two devices and starts many-device clusters half on the
+  // best one.
+  double start_share = 0;
+  // Beyond the paper (DOPPLER's first stage imitates a list scheduler): before the policy
+  // gradient, the untrained policy learns to give the better of HEFT's placement and the best
+  // single device `imitate_share` probability at every coarse node, in `imitate_steps` steps
+  // (HEFT's placement costs one evaluation). Simulator objective only; off: 0 steps.
+  int imitate_steps = 0;
+  double imitate_share = 0.9;
+  std::uint64_t seed = 1;
+  // Beyond the paper: after training, improve the best placement by single-op moves for at
+  // most this many evaluations (0 = off; reported separately from the pure policy).
+  int refine_evals = 5000;
+  FeatureOptions features{.cost = true};
+  // Every op its own decision unit (zero-cost ops co-located); pooling works on chains.
+  CoarsenOptions coarsen{.merge_single_predecessor = false, .chains_only = true};
+  // Bookkeeping.
+  std::string checkpoint_dir;  // empty: no checkpoints
+  int checkpoint_every = 5;    // episodes
+  bool resume = false;
+  int stop_after = 0;  // stop after this many episodes in this run (tests); 0 = no limit
+  // Generalisation (beyond the paper): start from a trained policy's weights (with episodes 0:
+  // zero-shot), and write the trained weights. A policy fits any graph placed on a cluster
+  // with as many devices, under the same features and network sizes (checked on load).
+  std::string init_policy;
+  std::string save_policy;
+};
+
+// The configuration training on `objective` uses: `config` with chains_under_contiguity applied.
+HsdagConfig hsdag_config_for(HsdagConfig config, Objective objective);
+
+// "paper": the released configuration; "default": ours (docs/design/hsdag.md, "Presets").
+HsdagConfig hsdag_preset(const std::string& name);
+// Applies "key=value" (e.g. "lr=0.003", "levels=2", "merge=false"); throws Error on a bad key.
+void apply_hsdag_override(HsdagConfig& config, const std::string& assignment);
+
+struct EpisodeLog {
+  int episode = 0;
+  double mean_latency = 0, best_latency = 0, mean_reward = 0, entropy = 0, seconds = 0;
+  double feasible_share = 1;  // of this episode's samples
+  int groups = 0;
+};
+
+// What a learner produced, each placement under its own name and with what it cost: latencies
+// are seconds as the reward measured them (+inf when none / infeasible).
+struct TrainResult {
+  // The trained policy's own answer: the most likely device of every decision unit.
+  Placement greedy;
+  double greedy_latency = 0;
+  // The best feasible placement the policy sampled during training (empty / +inf if none).
+  Placement sampled;
+  double sampled_latency = 0;
+  // Beyond the method: the better of the two above polished by annealing (refine_evals > 0);
+  // empty / +inf when the polish is off.
+  Placement polished;
+  double polished_latency = 0;
+  long long evaluations = 0;         // reward evaluations of training (references, samples, greedy)
+  long long polish_evaluations = 0;  // more for the polish
+  // The best of the three (what `train -o` writes), never reported under the policy's name.
+  Placement best;
+  double best_latency = 0;
+  int episodes = 0;  // episodes completed in total (including resumed ones)
+  int coarse_nodes = 0;
+  int groups = 0;      // groups of the final policy
+  double seconds = 0;  // wall time of this run
+  std::vector<EpisodeLog> log;
+};
+
+// Which placement of a TrainResult a placer returns: each is its own row in a comparison.
+enum class TrainedPick {
+  policy,   // the trained policy's greedy placement (TrainResult::greedy)
+  sampled,  // the best placement sampled in training (TrainResult::sampled; greedy if none)
+  polished  // the polish of the better of the two (TrainResult::polished)
+};
+
+// Trains on `reward` and returns the policy's own placement, the best it sampled and (if
+// asked) the polished one, with their evaluations. `on_episode` (optional) is called
+// after every episode, e.g. for progress. Throws Error on bad config or a corrupt checkpoint.
+TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfig& config,
+                        const std::function<void(const EpisodeLog&)>& on_episode = {});
+
+// One policy trained on several graphs placed on the same cluster: episode e trains on
+// tasks[e % tasks.size()]. Returns one result per task (its best sampled placement and the final
+// policy's); each log holds that task's episodes. No checkpoints (throws Error if asked).
+std::vector<TrainResult> train_hsdag_multi(const std::vector<RewardTask>& tasks, const HsdagConfig& config,
+                                           const std::function<void(const EpisodeLog&)>& on_episode = {});
+
+// The number of groups the untrained / trained pooling produces (for tests and reports).
+int hsdag_group_count(const Problem& problem, const HsdagConfig& config);
+
+// `name` names the placer's row; `pick` says which of its placements it returns.
+std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config, std::string name = "hsdag",
+                                          TrainedPick pick = TrainedPick::policy);
+
+}  // namespace devplace

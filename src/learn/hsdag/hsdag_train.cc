@@ -1,0 +1,658 @@
+// HSDAG training: a clipped policy gradient (policy_gradient.h, ppo.h) over sampled
+// placements with Adam; checkpoints (atomic) and resume; the placer wrapper.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <sstream>
+
+#include "learn/rl/archive_io.h"
+#include "learn/representation/contiguity_mask.h"
+#include "learn/hsdag/hsdag.h"
+#include "learn/hsdag/hsdag_net.h"
+#include "learn/rl/ppo.h"
+#include "learn/rl/torch_scope.h"
+#include "learn/rl/training_placer.h"
+#include "util/error.h"
+#include "util/log.h"
+
+namespace devplace {
+
+namespace {
+
+struct Prepared {
+  Coarsening coarse;
+  FeatureMatrix features;
+  GraphTensors graph;
+  torch::Tensor x;
+};
+
+Prepared prepare(const Problem& problem, const HsdagConfig& cfg) {
+  Prepared p;
+  p.coarse = coarsen(problem.graph(), cfg.coarsen);
+  p.features = node_features(problem, p.coarse, cfg.features);
+  std::vector<std::pair<int, int>> edges;
+  for (int u = 0; u < p.coarse.num_groups(); ++u)
+    for (int v : p.coarse.succs[u]) edges.push_back({u, v});
+  p.graph = GraphTensors::build(p.coarse.num_groups(), std::move(edges));
+  p.x = torch::from_blob(p.features.data.data(), {p.features.rows, p.features.cols}, torch::kFloat).clone();
+  return p;
+}
+
+HsdagNet make_net(const Prepared& p, int devices, const HsdagConfig& c) {
+  HsdagNetSpec spec;
+  spec.features = p.features.cols, spec.hidden = c.hidden, spec.devices = devices;
+  spec.gcn_layers = c.gcn_layers, spec.pool_gcn_layers = c.pool_gcn_layers, spec.pool_levels = c.pool_levels;
+  spec.edge_threshold = c.edge_threshold, spec.dropout = c.dropout;
+  spec.node_policy = c.node_policy, spec.mutual = c.mutual_dominance;
+  return HsdagNet(spec);
+}
+
+void check_config(const HsdagConfig& c) {
+  if (c.hidden <= 0 || c.gcn_layers < 0 || c.pool_levels < 0 || c.pool_gcn_layers < 0)
+    throw Error("", "", "HSDAG: hidden must be positive and layer counts non-negative");
+  if (c.episodes < 0 || c.samples <= 0)
+    throw Error("", "", "HSDAG: episodes must be non-negative and samples positive");
+  if (!(c.lr > 0)) throw Error("", "", "HSDAG: learning rate must be positive");
+  if (c.start_share != 0 && !(c.start_share > 0 && c.start_share < 1))
+    throw Error("", "", "HSDAG: start must be 0 (off) or in (0, 1)");
+  if (c.imitate_steps > 0 && !(c.imitate_share > 0 && c.imitate_share < 1))
+    throw Error("", "", "HSDAG: imitate_share must be in (0, 1)");
+  if (c.pg.update_epochs < 1 || !(c.pg.advantage_floor > 0) || !(c.pg.clip > 0))
+    throw Error("", "", "HSDAG: epochs must be at least 1, floor and clip positive");
+}
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// What training keeps per graph: the best placement sampled and the evaluations spent.
+struct TaskState {
+  double best_latency = std::numeric_limits<double>::infinity();
+  Placement best;
+  long long evaluations = 0;
+};
+
+// Everything needed to continue training exactly where it stopped (one graph).
+struct TrainerState {
+  int episode = 0;
+  TaskState task;
+  std::mt19937_64 rng;
+  std::vector<EpisodeLog> log;
+};
+
+// One graph being trained on, with what its rewards are measured against.
+struct Task {
+  const Problem* problem = nullptr;
+  Reward* reward = nullptr;
+  Prepared prep;
+  SingleDeviceReference reference;       // the speed-up reward's unit
+  std::shared_ptr<ContiguityMask> mask;  // set: sample feasible placements only (per coarse node)
+};
+
+std::string checkpoint_path(const std::string& dir) { return dir + "/hsdag.ckpt"; }
+
+// HSDAG's checkpoint (rl/archive_io.h) adds the feature shape, the best sampled placement, the
+// evaluations spent and the sampling generator.
+void save_hsdag_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& opt, const TrainerState& st,
+                           const Prepared& p) {
+  save_checkpoint(checkpoint_path(dir), *net, opt, st.episode, st.log, [&](torch::serialize::OutputArchive& ar) {
+    ar.write("shape",
+             torch::tensor({static_cast<int64_t>(p.features.rows), static_cast<int64_t>(p.features.cols)}));
+    ar.write("sampled",
+             torch::tensor({st.task.best_latency, static_cast<double>(st.task.evaluations)}, torch::kDouble));
+    std::vector<int64_t> best(st.task.best.begin(), st.task.best.end());
+    ar.write("best", torch::tensor(best, torch::kLong));
+    std::ostringstream rng;
+    rng << st.rng;
+    const std::string r = rng.str();
+    ar.write("rng", torch::from_blob(const_cast<char*>(r.data()), {static_cast<int64_t>(r.size())}, torch::kUInt8)
+                        .clone());
+  });
+}
+
+bool load_hsdag_checkpoint(const std::string& dir, HsdagNet& net, torch::optim::Adam& opt, TrainerState& st,
+                           const Prepared& p) {
+  const std::string path = checkpoint_path(dir);
+  return load_checkpoint(path, *net, opt, st.episode, st.log, [&](CheckpointReader& read) {
+    const torch::Tensor shape = read.tensor("shape");
+    if (shape[0].item<int64_t>() != p.features.rows || shape[1].item<int64_t>() != p.features.cols)
+      throw Error(path, "", "checkpoint was made for another graph or feature set");
+    const torch::Tensor sampled = read.tensor("sampled");
+    st.task.best_latency = sampled[0].item<double>();
+    st.task.evaluations = static_cast<long long>(sampled[1].item<double>());
+    const torch::Tensor best = read.tensor("best");
+    st.task.best.assign(best.data_ptr<int64_t>(), best.data_ptr<int64_t>() + best.numel());
+    const torch::Tensor rng = read.tensor("rng");
+    std::istringstream in(std::string(reinterpret_cast<const char*>(rng.data_ptr<uint8_t>()), rng.numel()));
+    in >> st.rng;
+  });
+}
+
+// Polishes a placement by simulated annealing under the same reward (beyond the paper; off in
+// the paper preset). Infeasible placements score +inf so the polish never trades feasibility.
+// Returns the polished placement and its latency; `evaluations` counts what it cost.
+std::pair<Placement, double> refine(const Problem& problem, Reward& reward, int budget, std::uint64_t seed,
+                                    const Placement& start, double start_latency, long long& evaluations) {
+  PlaceOptions o;
+  o.seed = seed;
+  o.eval_budget = budget;
+  ObjectiveFn score = [&reward, &evaluations](const Placement& p) {
+    ++evaluations;
+    Evaluation e = reward.evaluate(p);
+    return e.feasible ? e.latency : kInfeasibleTime;
+  };
+  Placement polished = anneal_placement(problem, start, o, score);
+  const double l = score(polished);
+  if (l < start_latency) return {std::move(polished), l};
+  return {start, start_latency};
+}
+
+// The network's shape, stored with a policy so that loading it elsewhere is checked.
+std::vector<int64_t> policy_shape(int features, int devices, const HsdagConfig& c) {
+  return {features, devices, c.hidden, c.gcn_layers, c.pool_gcn_layers, c.pool_levels, c.node_policy ? 1 : 0};
+}
+
+void save_policy(const std::string& path, HsdagNet& net, int features, int devices, const HsdagConfig& c) {
+  torch::serialize::OutputArchive ar, model_ar;
+  net->save(model_ar);
+  ar.write("model", model_ar);
+  ar.write("hsdag_policy_shape", torch::tensor(policy_shape(features, devices, c), torch::kLong));
+  save_archive_atomically(ar, path);
+}
+
+void load_policy(const std::string& path, HsdagNet& net, int features, int devices, const HsdagConfig& c) {
+  if (!std::filesystem::exists(path)) throw Error(path, "", "no such policy file", ErrorKind::not_found);
+  try {
+    torch::serialize::InputArchive ar, model_ar;
+    ar.load_from(path);
+    torch::Tensor t;
+    ar.read("hsdag_policy_shape", t);
+    const std::vector<int64_t> want = policy_shape(features, devices, c);
+    std::vector<int64_t> have(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
+    if (have != want)
+      throw Error(path, "",
+                  "this HSDAG policy was made for " + std::to_string(have.empty() ? 0 : have[0]) +
+                      " feature columns and " + std::to_string(have.size() > 1 ? have[1] : 0) +
+                      " devices (or other layer sizes); this problem has " + std::to_string(features) + " and " +
+                      std::to_string(devices) + ": use the same cluster, features and preset");
+    ar.read("model", model_ar);
+    net->load(model_ar);
+  } catch (const c10::Error& e) {
+    throw Error(path, "", std::string("not an HSDAG policy file: ") + e.what_without_backtrace());
+  }
+}
+
+// Measures the reward's unit (the best single device's latency). The single-device
+// placements are evaluated for that only: they are not samples of the policy.
+Task make_task(const Problem& problem, Reward& reward, Prepared prep, TaskState& ts, bool resumed, bool mask) {
+  Task t;
+  t.problem = &problem;
+  t.reward = &reward;
+  t.prep = std::move(prep);
+  t.reference = best_single_device(problem, reward);
+  if (!resumed) ts.evaluations += problem.num_devices();
+  if (mask && reward.objective() == Objective::tarnawski)
+    t.mask = std::make_shared<ContiguityMask>(problem, t.prep.coarse);
+  return t;
+}
+
+void set_lr(torch::optim::Adam& opt, double lr) {
+  for (auto& group : opt.param_groups()) static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+}
+
+// The device of every coarse node under a choice per decision unit.
+Placement placement_of(const Task& task, const std::vector<int>& unit_of_node, const int64_t* unit_device) {
+  std::vector<int> group_device(task.prep.coarse.num_groups());
+  for (std::size_t v = 0; v < group_device.size(); ++v)
+    group_device[v] = static_cast<int>(unit_device[unit_of_node[v]]);
+  return expand(task.prep.coarse, group_device);
+}
+
+// Up to cfg.pg.update_epochs optimiser steps on one batch, with the grouping it was sampled in;
+// stops once the policy has moved more than target_kl (mean per decision) from the sampling one.
+void clipped_updates(HsdagNet& net, torch::optim::Adam& opt, const Task& task, const NetOutput& sampled,
+                     const HsdagConfig& cfg, double& kl, double& entropy,
+                     const std::function<torch::Tensor(const NetOutput& now, double& kl, double& entropy)>& loss_of) {
+  net->train();
+  for (int epoch = 0; epoch < cfg.pg.update_epochs; ++epoch) {
+    NetOutput now = net->forward(task.prep.x, task.prep.graph, &sampled.parse);
+    torch::Tensor loss = loss_of(now, kl, entropy);
+    if (epoch > 0 && kl > cfg.pg.target_kl) break;  // the batch no longer describes this policy
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
+
+// Under a feasibility mask every coarse node decides on its own, from its group's logits:
+// the logits row of each node, and the nodes' device probabilities [nodes, devices].
+struct NodeRows {
+  torch::Tensor rows, probs;
+};
+// The decision unit of every coarse node, as an index tensor into `out.logits`.
+torch::Tensor unit_rows(const NetOutput& out) {
+  return torch::tensor(std::vector<int64_t>(out.unit_of_node.begin(), out.unit_of_node.end()), torch::kLong);
+}
+
+NodeRows node_rows(const NetOutput& out) {
+  NodeRows n;
+  n.rows = unit_rows(out);
+  n.probs = torch::softmax(out.logits.index_select(0, n.rows), 1).contiguous();
+  return n;
+}
+
+// The device of every coarse node under a feasibility mask: in topological order, each takes
+// the device `pick` chooses among those still feasible, from its group's probabilities `pr`.
+template <class Pick>
+std::vector<int> masked_choice(ContiguityMask& mask, const float* pr, int units, int devices, bool* allowed_out,
+                               Pick pick) {
+  std::vector<int> unit_device(units);
+  mask.reset();
+  for (int u = 0; u < units; ++u) {
+    const std::uint64_t ok = mask.allowed(u);
+    for (int d = 0; d < devices; ++d) allowed_out[u * devices + d] = (ok >> d) & 1;
+    const int d = pick(pr + u * devices, ok);
+    unit_device[u] = d;
+    mask.choose(u, d);
+  }
+  return unit_device;
+}
+
+// One batch with a feasibility mask (Task::mask): every coarse node decides, from its group's
+// distribution restricted to the devices that keep the placement feasible; the update scores
+// each sample's decisions under the same restriction.
+void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const NetOutput& out,
+                    std::uniform_real_distribution<double>& unif, std::mt19937_64& rng, const HsdagConfig& cfg,
+                    double entropy_weight, const std::function<void(std::vector<Placement>)>& score,
+                    const std::vector<double>& rewards, double& kl, double& entropy) {
+  const int D = task.problem->num_devices(), K = cfg.samples, U = task.prep.coarse.num_groups();
+  const auto [rows, probs] = node_rows(out);
+  auto allowed = torch::zeros({K, U, D}, torch::kBool);
+  std::vector<int64_t> actions(static_cast<std::size_t>(K) * U);
+  std::vector<Placement> batch;
+  for (int k = 0; k < K; ++k) {
+    std::vector<int> unit_device = masked_choice(*task.mask, probs.data_ptr<float>(), U, D,
+                                                 allowed.data_ptr<bool>() + static_cast<std::size_t>(k) * U * D,
+                                                 [&](const float* p, std::uint64_t ok) {
+                                                   double total = 0;
+                                                   int last = 0;
+                                                   for (int d = 0; d < D; ++d)
+                                                     if ((ok >> d) & 1) total += p[d], last = d;
+                                                   double x = unif(rng) * total, acc = 0;
+                                                   for (int d = 0; d < D; ++d)
+                                                     if (((ok >> d) & 1) && (acc += p[d]) >= x) return d;
+                                                   return last;
+                                                 });
+    std::copy(unit_device.begin(), unit_device.end(), actions.begin() + static_cast<std::ptrdiff_t>(k) * U);
+    batch.push_back(expand(task.prep.coarse, unit_device));
+  }
+  score(std::move(batch));
+  const std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
+  auto a = torch::from_blob(actions.data(), {K, U}, torch::kLong);
+  auto adv_t = torch::from_blob(const_cast<float*>(adv.data()), {K}, torch::kFloat);
+  const auto blocked = allowed.logical_not();
+  auto logp_of = [&](const torch::Tensor& logits) {
+    // -1e9, not -inf: a blocked device then has probability 0 and adds 0 (not NaN) to the entropy.
+    return torch::log_softmax(logits.index_select(0, rows).unsqueeze(0).expand({K, U, D}).masked_fill(blocked, -1e9),
+                              2);
+  };
+  torch::Tensor old_logp;
+  {
+    torch::NoGradGuard no_grad;
+    old_logp = logp_of(out.logits);
+  }
+  clipped_updates(net, opt, task, out, cfg, kl, entropy, [&](const NetOutput& now, double& k, double& h) {
+    return ppo_loss_per_sample(logp_of(now.logits), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, k, h);
+  });
+}
+
+// Every coarse node's device log-probabilities under `out` ([nodes, devices]): comparable
+// across groupings, where the decision units are not.
+torch::Tensor node_log_probs(const NetOutput& out) {
+  return torch::log_softmax(out.logits.index_select(0, unit_rows(out)), 1);
+}
+
+// The clipped steps keep the grouping the batch was sampled in, but the next batch is drawn
+// under the grouping the stepped network makes, so a regrouping moves the policy by an amount
+// the clip never saw (docs/design/hsdag.md, "Regrouping outside the trust region"). Returns the mean
+// KL per coarse node from `before` to the policy as the network now groups the graph.
+double reparsed_kl(HsdagNet& net, const Task& task, const torch::Tensor& before) {
+  torch::NoGradGuard no_grad;
+  net->eval();
+  const torch::Tensor after = node_log_probs(net->forward(task.prep.x, task.prep.graph));
+  return (before.exp() * (before - after)).sum(1).mean().item<double>();
+}
+
+// One policy-gradient step on one graph: sample cfg.samples placements from the policy (eval
+// mode: the same policy the greedy answer reads), evaluate them, keep the best feasible one,
+// and take up to cfg.pg.update_epochs clipped steps on the batch with the grouping it was
+// sampled in. The log's episode number is left to the caller.
+EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, TaskState& ts, std::mt19937_64& rng,
+                         const HsdagConfig& cfg, double entropy_weight) {
+  const auto t_ep = std::chrono::steady_clock::now();
+  const int D = task.problem->num_devices(), K = cfg.samples;
+  NetOutput out;
+  torch::Tensor old_logp;
+  {
+    torch::NoGradGuard no_grad;
+    net->eval();
+    out = net->forward(task.prep.x, task.prep.graph);
+    old_logp = torch::log_softmax(out.logits, 1);
+  }
+  std::uniform_real_distribution<double> unif(0.0, 1.0);
+  std::vector<double> rewards(K), latencies(K);
+  int feasible = 0;
+  const RewardKind kind = cfg.reward;
+  // The K samples are evaluated together (a replicated measured reward runs them in parallel).
+  auto score = [&](std::vector<Placement> batch) {
+    const std::vector<Evaluation> evaluations = task.reward->evaluate_batch(batch);
+    for (int k = 0; k < K; ++k) {
+      const Evaluation& e = evaluations[k];
+      ++ts.evaluations;
+      latencies[k] = e.latency;
+      rewards[k] = placement_reward(e, task.reference.latency, kind, cfg.overflow_penalty);
+      feasible += e.feasible ? 1 : 0;
+      if (e.feasible && e.latency < ts.best_latency) {
+        ts.best_latency = e.latency;
+        ts.best = std::move(batch[k]);
+      }
+    }
+  };
+  double kl = 0, entropy = 0;
+  // What the guard against regrouping (HsdagConfig::reparse_kl) restores when a step moved the
+  // re-parsed policy too far.
+  std::vector<torch::Tensor> snapshot;
+  torch::Tensor before_nodes;
+  if (cfg.reparse_kl > 0) {
+    torch::NoGradGuard no_grad;
+    for (const auto& w : net->parameters()) snapshot.push_back(w.detach().clone());
+    before_nodes = node_log_probs(out);
+  }
+  if (task.mask) {
+    masked_episode(net, opt, task, out, unif, rng, cfg, entropy_weight, score, rewards, kl, entropy);
+  } else {
+    const int U = static_cast<int>(out.logits.size(0));  // decision units
+    auto probs = old_logp.exp().contiguous();
+    const float* pr = probs.data_ptr<float>();
+    std::vector<int64_t> actions(static_cast<std::size_t>(K) * U);
+    std::vector<Placement> batch;
+    for (int k = 0; k < K; ++k) {
+      int64_t* a = &actions[static_cast<std::size_t>(k) * U];
+      for (int u = 0; u < U; ++u) {
+        double x = unif(rng), acc = 0;
+        int d = D - 1;
+        for (int j = 0; j < D; ++j)
+          if ((acc += pr[u * D + j]) >= x) {
+            d = j;
+            break;
+          }
+        a[u] = d;
+      }
+      batch.push_back(placement_of(task, out.unit_of_node, a));
+    }
+    score(std::move(batch));
+    const std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
+    auto a = torch::from_blob(actions.data(), {K, U}, torch::kLong);
+    auto adv_t = torch::from_blob(const_cast<float*>(adv.data()), {K}, torch::kFloat);
+    clipped_updates(net, opt, task, out, cfg, kl, entropy, [&](const NetOutput& now, double& k, double& h) {
+      return ppo_loss(torch::log_softmax(now.logits, 1), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, k, h);
+    });
+  }
+
+  if (cfg.reparse_kl > 0 && reparsed_kl(net, task, before_nodes) > cfg.reparse_kl) {
+    torch::NoGradGuard no_grad;
+    auto params = net->parameters();
+    for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(snapshot[i]);
+  }
+
+  EpisodeLog e;
+  double ml = 0;
+  int finite = 0;
+  for (double l : latencies)
+    if (std::isfinite(l)) ml += l, ++finite;
+  double mr = 0;
+  for (double r : rewards) mr += r;
+  e.mean_latency = finite ? ml / finite : kInf;
+  e.best_latency = ts.best_latency;
+  e.mean_reward = mr / K;
+  e.entropy = entropy;
+  e.groups = out.groups;
+  e.feasible_share = static_cast<double>(feasible) / K;
+  e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ep).count();
+  return e;
+}
+
+// The trained policy's own answer for one graph (the most likely device of every unit), the
+// best it sampled, and (beyond the method, when asked) the polish of the better of the two.
+TrainResult finish_task(HsdagNet& net, Task& task, TaskState& ts, const HsdagConfig& cfg) {
+  torch::NoGradGuard no_grad;
+  net->eval();
+  NetOutput out = net->forward(task.prep.x, task.prep.graph);
+  TrainResult r;
+  if (task.mask) {  // the most likely device among those still feasible, node by node
+    const int D = task.problem->num_devices(), U = task.prep.coarse.num_groups();
+    const torch::Tensor probs = node_rows(out).probs;
+    std::unique_ptr<bool[]> scratch(new bool[static_cast<std::size_t>(U) * D]);
+    r.greedy = expand(task.prep.coarse, masked_choice(*task.mask, probs.data_ptr<float>(), U, D, scratch.get(),
+                                                      [&](const float* p, std::uint64_t ok) {
+                                                        int best = -1;
+                                                        for (int d = 0; d < D; ++d)
+                                                          if (((ok >> d) & 1) && (best < 0 || p[d] > p[best])) best = d;
+                                                        return best;
+                                                      }));
+  } else {
+    const torch::Tensor best_dev = out.logits.argmax(1).contiguous();
+    r.greedy = placement_of(task, out.unit_of_node, best_dev.data_ptr<int64_t>());
+  }
+  Evaluation ge = task.reward->evaluate(r.greedy);
+  ++ts.evaluations;
+  r.greedy_latency = ge.feasible ? ge.latency : kInf;
+  r.sampled = ts.best;
+  r.sampled_latency = ts.best_latency;
+  r.evaluations = ts.evaluations;
+  const bool greedy_better = r.greedy_latency <= r.sampled_latency;
+  r.best = greedy_better ? r.greedy : r.sampled;
+  r.best_latency = greedy_better ? r.greedy_latency : r.sampled_latency;
+  r.polished_latency = kInf;
+  if (cfg.refine_evals > 0 && std::isfinite(r.best_latency)) {
+    std::tie(r.polished, r.polished_latency) =
+        refine(*task.problem, *task.reward, cfg.refine_evals, cfg.seed, r.best, r.best_latency, r.polish_evaluations);
+    r.best = r.polished, r.best_latency = r.polished_latency;
+  }
+  if (r.best.empty()) r.best = r.greedy, r.best_latency = ge.latency;  // nothing feasible at all
+  r.coarse_nodes = task.prep.coarse.num_groups();
+  r.groups = out.groups;
+  return r;
+}
+
+// The untrained policy leans towards the best single device (HsdagConfig::start_share); a
+// loaded policy keeps what it learned.
+void lean_to_reference(HsdagNet& net, const Task& task, const HsdagConfig& cfg) {
+  const int D = task.problem->num_devices();
+  if (!cfg.init_policy.empty() || D < 2 || cfg.start_share == 0) return;
+  const double log_odds = std::log((D - 1) * cfg.start_share / (1 - cfg.start_share));
+  if (log_odds != 0) net->lean_towards(task.reference.device, log_odds);
+}
+
+// HsdagConfig::imitate_steps: the untrained policy learns to give the better of HEFT's placement
+// and the best single device imitate_share probability at every coarse node (the majority
+// device of its ops), by Adam steps on the cross-entropy to that soft target.
+void imitate_start(HsdagNet& net, Task& task, TaskState& ts, const HsdagConfig& cfg) {
+  const Problem& pb = *task.problem;
+  const int D = pb.num_devices(), N = task.prep.coarse.num_groups();
+  if (!cfg.init_policy.empty() || cfg.imitate_steps <= 0 || D < 2 || task.mask ||
+      task.reward->objective() != Objective::simulator)
+    return;
+  Placement start = make_heft_placer()->place(pb, PlaceOptions{});
+  const Evaluation e = task.reward->evaluate(start);
+  ++ts.evaluations;
+  if (!e.feasible || e.latency >= task.reference.latency) start.assign(pb.num_ops(), task.reference.device);
+  std::vector<float> target(static_cast<std::size_t>(N) * D, static_cast<float>((1 - cfg.imitate_share) / (D - 1)));
+  for (int g = 0; g < N; ++g) {
+    std::vector<int> votes(D, 0);
+    for (int op : task.prep.coarse.members[g]) ++votes[start[op]];
+    const int d = static_cast<int>(std::max_element(votes.begin(), votes.end()) - votes.begin());
+    target[static_cast<std::size_t>(g) * D + d] = static_cast<float>(cfg.imitate_share);
+  }
+  const torch::Tensor t = torch::from_blob(target.data(), {N, D}, torch::kFloat);
+  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
+  net->train();
+  for (int step = 0; step < cfg.imitate_steps; ++step) {
+    const torch::Tensor loss = -(t * node_log_probs(net->forward(task.prep.x, task.prep.graph))).sum(1).mean();
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  }
+}
+
+HsdagNet make_policy_net(const Prepared& prep, int devices, const HsdagConfig& cfg) {
+  HsdagNet net = make_net(prep, devices, cfg);
+  if (!cfg.init_policy.empty()) load_policy(cfg.init_policy, net, prep.features.cols, devices, cfg);
+  return net;
+}
+
+}  // namespace
+
+TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfig& config,
+                        const std::function<void(const EpisodeLog&)>& on_episode) {
+  const HsdagConfig cfg = hsdag_config_for(config, reward.objective());
+  check_config(cfg);
+  const auto t_start = std::chrono::steady_clock::now();
+  TorchScope torch_scope(cfg.seed);
+  TrainerState st;
+  st.rng.seed(cfg.seed);
+  Prepared prep = prepare(problem, cfg);
+  HsdagNet net = make_policy_net(prep, problem.num_devices(), cfg);
+  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
+  if (cfg.resume && !cfg.checkpoint_dir.empty()) load_hsdag_checkpoint(cfg.checkpoint_dir, net, opt, st, prep);
+  const bool resumed = st.episode > 0;
+  Task task = make_task(problem, reward, std::move(prep), st.task, resumed, cfg.feasibility_mask);
+  if (!resumed) lean_to_reference(net, task, cfg), imitate_start(net, task, st.task, cfg);
+
+  int run_episodes = 0;
+  SettledWatch watch(cfg.pg);
+  // A resumed run replays the log, so it stops where an uninterrupted run would.
+  bool settled_before = false;
+  for (const EpisodeLog& e : st.log) settled_before = watch.settled(e.entropy, e.episode - 1, cfg.episodes);
+  for (; !settled_before && st.episode < cfg.episodes; ++st.episode) {
+    if (cfg.stop_after > 0 && run_episodes >= cfg.stop_after) break;
+    set_lr(opt, cfg.lr * lr_share_at(cfg.pg, st.episode, cfg.episodes));
+    // A reward that fails mid-episode (every measuring replica lost) leaves the network and the
+    // optimiser as the last episode left them (the update follows the evaluations): checkpoint
+    // that state, with the generator rewound, so --resume repeats this episode exactly.
+    const std::mt19937_64 rng_before = st.rng;
+    EpisodeLog e;
+    try {
+      e = train_episode(net, opt, task, st.task, st.rng, cfg, entropy_weight_at(cfg.pg, st.episode, cfg.episodes));
+    } catch (const Error& failure) {
+      if (cfg.checkpoint_dir.empty()) throw;
+      st.rng = rng_before;
+      save_hsdag_checkpoint(cfg.checkpoint_dir, net, opt, st, task.prep);
+      throw Error(failure.file(), failure.node(),
+                  failure.reason() + "; training stopped after " + std::to_string(st.episode) +
+                      " episodes, checkpoint in " + cfg.checkpoint_dir + " (continue with --resume)");
+    }
+    e.episode = st.episode + 1;
+    st.log.push_back(e);
+    ++run_episodes;
+    if (on_episode) on_episode(e);
+    const bool settled = watch.settled(e.entropy, st.episode, cfg.episodes);
+    if (!cfg.checkpoint_dir.empty() && cfg.checkpoint_every > 0 && (st.episode + 1) % cfg.checkpoint_every == 0) {
+      st.episode += 1;  // the checkpoint records episodes completed
+      save_hsdag_checkpoint(cfg.checkpoint_dir, net, opt, st, task.prep);
+      st.episode -= 1;
+    }
+    if (settled) {
+      ++st.episode;
+      break;
+    }
+  }
+  if (!cfg.save_policy.empty()) save_policy(cfg.save_policy, net, task.prep.features.cols, problem.num_devices(), cfg);
+
+  TrainResult r = finish_task(net, task, st.task, cfg);
+  r.episodes = st.episode;
+  r.log = st.log;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  return r;
+}
+
+std::vector<TrainResult> train_hsdag_multi(const std::vector<RewardTask>& tasks, const HsdagConfig& config,
+                                           const std::function<void(const EpisodeLog&)>& on_episode) {
+  if (tasks.empty()) throw Error("", "", "HSDAG: no graphs to train on");
+  const HsdagConfig cfg = hsdag_config_for(config, tasks[0].reward->objective());
+  check_config(cfg);
+  if (!cfg.checkpoint_dir.empty() || cfg.resume)
+    throw Error("", "", "HSDAG: checkpoints are for training on one graph; train on several without --checkpoint");
+  const auto t_start = std::chrono::steady_clock::now();
+  TorchScope torch_scope(cfg.seed);
+  std::mt19937_64 rng(cfg.seed);
+  std::vector<TaskState> states(tasks.size());
+  std::vector<Task> run;
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    run.push_back(make_task(*tasks[i].problem, *tasks[i].reward, prepare(*tasks[i].problem, cfg), states[i], false,
+                            cfg.feasibility_mask));
+    if (run[i].problem->num_devices() != run[0].problem->num_devices() ||
+        run[i].prep.features.cols != run[0].prep.features.cols)
+      throw Error("", run[i].problem->graph().name(), "HSDAG: every graph must be placed on the same cluster");
+  }
+  HsdagNet net = make_policy_net(run[0].prep, run[0].problem->num_devices(), cfg);
+  lean_to_reference(net, run[0], cfg);  // the first graph's best device
+  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
+  std::vector<std::vector<EpisodeLog>> logs(tasks.size());
+  for (int ep = 0; ep < cfg.episodes; ++ep) {
+    const std::size_t i = static_cast<std::size_t>(ep) % tasks.size();  // graphs take turns
+    set_lr(opt, cfg.lr * lr_share_at(cfg.pg, ep, cfg.episodes));
+    EpisodeLog e = train_episode(net, opt, run[i], states[i], rng, cfg, entropy_weight_at(cfg.pg, ep, cfg.episodes));
+    e.episode = ep + 1;
+    logs[i].push_back(e);
+    if (on_episode) on_episode(e);
+  }
+  if (!cfg.save_policy.empty())
+    save_policy(cfg.save_policy, net, run[0].prep.features.cols, run[0].problem->num_devices(), cfg);
+  std::vector<TrainResult> results;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    TrainResult r = finish_task(net, run[i], states[i], cfg);
+    r.episodes = cfg.episodes;
+    r.log = logs[i];
+    r.seconds = seconds;
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+int hsdag_group_count(const Problem& problem, const HsdagConfig& cfg) {
+  TorchScope torch_scope(cfg.seed);
+  Prepared prep = prepare(problem, cfg);
+  HsdagNet net = make_net(prep, problem.num_devices(), cfg);
+  torch::NoGradGuard no_grad;
+  net->eval();
+  return net->forward(prep.x, prep.graph).groups;
+}
+
+std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config, std::string name, TrainedPick pick) {
+  const int episodes = config.episodes;
+  return make_training_placer(
+      std::move(name), episodes,
+      [config](const Problem& problem, Reward& reward, const PlaceOptions& options, const EpisodeCallback& on_episode) {
+        HsdagConfig c = config;
+        c.seed = options.seed;
+        // An evaluation budget sets the episodes: the references and the greedy answer count too.
+        if (options.eval_budget > 0) {
+          const std::int64_t one_episode = c.samples + problem.num_devices() + 1;
+          if (options.eval_budget < one_episode)
+            throw Error("", problem.graph().name(),
+                        "HSDAG: a budget of " + std::to_string(options.eval_budget) +
+                            " evaluations is less than one episode (" + std::to_string(c.samples) + " samples + " +
+                            std::to_string(problem.num_devices()) +
+                            " single-device references + its answer = " + std::to_string(one_episode) + ")");
+          c.episodes = static_cast<int>((options.eval_budget - problem.num_devices() - 1) / c.samples);
+        }
+        return train_hsdag(problem, reward, c, on_episode);
+      },
+      pick);
+}
+
+}  // namespace devplace

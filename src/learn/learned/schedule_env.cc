@@ -1,0 +1,271 @@
+#include "learn/learned/schedule_env.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <queue>
+
+#include "graph/op_costs.h"
+#include "learn/representation/coarsen.h"
+
+namespace devplace {
+
+namespace {
+
+// Signed log scale: time gaps span orders of magnitude across graphs and devices.
+float slog(double x) { return static_cast<float>(x >= 0 ? std::log1p(x) : -std::log1p(-x)); }
+
+// Kahn's algorithm over a DAG of `n` nodes that takes, among the ready ones, the node `first`
+// prefers (first(a, b): a goes before b).
+template <class Preds, class Succs, class First>
+std::vector<int> priority_topological_order(int n, Preds preds, Succs succs, First first) {
+  auto later = [&](int a, int b) { return first(b, a); };
+  std::priority_queue<int, std::vector<int>, decltype(later)> ready(later);
+  std::vector<int> waiting(n, 0), order;
+  for (int v = 0; v < n; ++v)
+    if ((waiting[v] = static_cast<int>(preds(v).size())) == 0) ready.push(v);
+  while (!ready.empty()) {
+    const int v = ready.top();
+    ready.pop();
+    order.push_back(v);
+    for (int s : succs(v))
+      if (--waiting[s] == 0) ready.push(s);
+  }
+  return order;
+}
+
+}  // namespace
+
+ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective)
+    : p_(p), n_(p.num_ops()), D_(p.num_devices()), edges_(p) {
+  const Graph& g = p.graph();
+  rank_ = upward_ranks(p, edges_);
+  // The time unit: the mean over ops of their fastest time (ops with a kernel somewhere).
+  double fastest_sum = 0;
+  int timed = 0;
+  for (int v = n_ - 1; v >= 0; --v) {  // the summation order the shipped policy was trained with
+    double fastest = kInfeasibleTime;
+    for (int d = 0; d < D_; ++d) fastest = std::min(fastest, p.op_time(v, d));
+    if (fastest < kInfeasibleTime && fastest > 0) fastest_sum += fastest, ++timed;
+  }
+  unit_ = timed ? fastest_sum / timed : 1e-6;
+  if (objective == Objective::tarnawski) {
+    order_units(g);
+  } else {
+    for (int v : priority_topological_order(
+             n_, [&](int v) -> const std::vector<int>& { return g.preds(v); },
+             [&](int v) -> const std::vector<int>& { return g.succs(v); }, [&](int a, int b) { return decides_first(a, b); }))
+      if (!is_folded(g, g.op(v))) decisions_.push_back(v);
+  }
+  kind_cpu_.resize(D_);
+  kind_gpu_.resize(D_);
+  for (int d = 0; d < D_; ++d) {
+    kind_cpu_[d] = p.cluster().devices[d].kind == "cpu";
+    kind_gpu_[d] = p.cluster().devices[d].kind == "gpu";
+  }
+  cand_.resize(D_);
+  reset();
+}
+
+bool ScheduleEnv::decides_first(int a, int b) const {
+  // HEFT's order, but free of the ops' numbering: the highest rank first, ties by name (a
+  // renumbered graph is decided in the same order).
+  if (rank_[a] != rank_[b]) return rank_[a] > rank_[b];
+  return p_.graph().op(a).name < p_.graph().op(b).name;
+}
+
+void ScheduleEnv::order_units(const Graph& g) {
+  CoarsenOptions co;
+  co.merge_single_predecessor = false;  // co-location only: colour classes and the cycles they close
+  const Coarsening c = coarsen(g, co);
+  const int U = c.num_groups();
+  // A unit's leader: its member decided first.
+  std::vector<int> leader(U);
+  for (int u = 0; u < U; ++u)
+    leader[u] = *std::min_element(c.members[u].begin(), c.members[u].end(),
+                                  [&](int a, int b) { return decides_first(a, b); });
+  for (int u : priority_topological_order(
+           U, [&](int u) -> const std::vector<int>& { return c.preds[u]; },
+           [&](int u) -> const std::vector<int>& { return c.succs[u]; },
+           [&](int a, int b) { return decides_first(leader[a], leader[b]); })) {
+    decisions_.push_back(leader[u]);
+    unit_of_decision_.push_back(u);
+    std::vector<int> ops = {leader[u]};
+    for (int v : c.members[u])
+      if (v != leader[u]) ops.push_back(v);
+    unit_ops_.push_back(std::move(ops));
+  }
+  contiguity_.emplace(p_, c);
+}
+
+void ScheduleEnv::reset() {
+  step_ = 0;
+  device_.assign(n_, 0);
+  finish_.assign(n_, 0);
+  avail_.assign(D_, 0);
+  busy_.assign(D_, 0);
+  ledger_.emplace(p_, edges_);
+  if (contiguity_) contiguity_->reset();
+  cand_for_ = -1;
+}
+
+double ScheduleEnv::kernel_time(int v, int d) const {
+  // Fused into its producer's kernel when that producer is on d, else its own kernel.
+  const int parent = p_.fusion_parent(v, d);
+  return p_.task_time(v, d, parent >= 0 && device_[parent] == d ? p_.op_time(v, d) : p_.standalone_time(v, d));
+}
+
+double ScheduleEnv::start_time(int d, double ready) const {
+  // Under an execution model a task that finds its worker idle pays the worker's wake-up.
+  return std::max(ready, avail_[d]) + (ready > avail_[d] ? p_.wake_time(d) : 0.0);
+}
+
+void ScheduleEnv::evaluate_current() const {
+  if (cand_for_ == step_) return;
+  const int v = current_op();
+  for (int d = 0; d < D_; ++d) {
+    Candidate& c = cand_[d];
+    c.time = kernel_time(v, d);
+    c.runs = c.time < kInfeasibleTime;
+    c.fits = c.runs && ledger_->fits(v, d, device_);
+    c.ready = edges_.data_ready(v, d, device_, finish_);
+    c.start = start_time(d, c.ready);
+    c.finish = c.runs ? c.start + c.time : kInfeasibleTime;
+  }
+  cand_for_ = step_;
+}
+
+void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
+  evaluate_current();
+  const int v = current_op();
+  double min_time = kInfeasibleTime, min_finish = kInfeasibleTime, min_ready = kInfeasibleTime,
+         min_avail = kInfeasibleTime, busy_total = 0, max_pred_finish = 0;
+  for (int d = 0; d < D_; ++d) {
+    const Candidate& c = cand_[d];
+    min_time = std::min(min_time, c.time);
+    min_finish = std::min(min_finish, c.finish);
+    min_ready = std::min(min_ready, c.ready);
+    min_avail = std::min(min_avail, avail_[d]);
+    busy_total += busy_[d];
+  }
+  int preds = 0;
+  std::vector<int> preds_on(D_, 0);
+  for (int e = edges_.in_begin(v); e < edges_.in_end(v); ++e) {
+    const int u = edges_.src(e);
+    ++preds;
+    ++preds_on[device_[u]];
+    max_pred_finish = std::max(max_pred_finish, finish_[u]);
+  }
+  const double u = unit_;
+  for (int d = 0; d < D_; ++d) {
+    const Candidate& c = cand_[d];
+    allowed[d] = is_allowed(d);
+    float* r = f + static_cast<std::size_t>(d) * kFeatures;
+    const bool timed = c.runs && min_time < kInfeasibleTime;
+    const int parent = p_.fusion_parent(v, d);
+    const std::int64_t free = ledger_->free_bytes(d), cap = p_.cluster().devices[d].memory_bytes;
+    r[0] = timed ? slog((c.time - min_time) / std::max(min_time, 0.01 * u)) : 10.f;
+    r[1] = timed ? slog((c.finish - min_finish) / u) : 10.f;
+    r[2] = slog((c.ready - min_ready) / u);
+    r[3] = slog((avail_[d] - min_avail) / u);
+    r[4] = slog(std::max(0.0, c.ready - max_pred_finish) / u);
+    r[5] = preds ? static_cast<float>(preds_on[d]) / preds : 0.f;
+    r[6] = parent >= 0 && device_[parent] == d ? 1.f : 0.f;
+    r[7] = busy_total > 0 ? static_cast<float>(busy_[d] / busy_total) : 0.f;
+    r[8] = cap > 0 ? static_cast<float>(std::clamp(1.0 - static_cast<double>(free) / cap, 0.0, 1.0)) : 0.f;
+    r[9] = timed && c.finish == min_finish ? 1.f : 0.f;
+    r[10] = timed && c.time == min_time ? 1.f : 0.f;
+    r[11] = static_cast<float>(step_) / std::max<int>(1, num_decisions());
+    r[12] = slog(rank_[v] / u);
+    r[13] = timed ? slog(c.time / u) : 10.f;
+    r[14] = kind_cpu_[d];
+    r[15] = kind_gpu_[d];
+    r[16] = !kind_cpu_[d] && !kind_gpu_[d];
+    double slower = 0;
+    int consumers = 0;
+    bool heads = false;
+    for (int k = edges_.out_begin(v); k < edges_.out_end(v); ++k) {
+      const int s = edges_.dst(edges_.out_edge(k));
+      double fastest = kInfeasibleTime;
+      for (int x = 0; x < D_; ++x) fastest = std::min(fastest, p_.op_time(s, x));
+      const double t = p_.op_time(s, d);
+      slower += t < kInfeasibleTime ? (t - fastest) / u : 10.0;
+      ++consumers;
+      heads |= p_.fusion_parent(s, d) == v;
+    }
+    r[17] = consumers ? slog(slower / consumers) : 0.f;
+    r[18] = heads ? 1.f : 0.f;
+  }
+}
+
+std::vector<float> ScheduleEnv::op_features() const {
+  std::vector<float> x(static_cast<std::size_t>(n_) * kOpFeatures, 0.f);
+  std::vector<char> decides(n_, 0);
+  for (int v : decisions_) decides[v] = 1;
+  for (const auto& unit : unit_ops_)
+    for (int v : unit) decides[v] = 1;
+  const double u = unit_;
+  for (int v = 0; v < n_; ++v) {
+    float* r = &x[static_cast<std::size_t>(v) * kOpFeatures];
+    double fastest = kInfeasibleTime, slowest = 0;
+    for (int d = 0; d < D_; ++d) {
+      const double t = p_.op_time(v, d);
+      if (t < kInfeasibleTime) fastest = std::min(fastest, t), slowest = std::max(slowest, t);
+    }
+    double out_cost = 0;
+    const int outs = edges_.out_end(v) - edges_.out_begin(v);
+    for (int k = edges_.out_begin(v); k < edges_.out_end(v); ++k) out_cost += edges_.mean_cost(edges_.out_edge(k));
+    if (fastest < kInfeasibleTime) {
+      r[0] = slog(fastest / u);
+      r[1] = slog((slowest - fastest) / std::max(fastest, 0.01 * u));
+    }
+    r[2] = slog(rank_[v] / u);
+    r[3] = outs ? slog(out_cost / outs / u) : 0.f;
+    r[4] = slog(edges_.in_end(v) - edges_.in_begin(v));
+    r[5] = slog(outs);
+    r[6] = decides[v];
+  }
+  return x;
+}
+
+bool ScheduleEnv::is_allowed(int d) const {
+  if (contiguity_) return (contiguity_->allowed(unit_of_decision_[step_]) >> d) & 1;
+  bool any_fits = false, any_runs = false;
+  for (const Candidate& c : cand_) any_fits |= c.fits, any_runs |= c.runs;
+  return any_fits ? cand_[d].fits : any_runs ? cand_[d].runs : d == 0;
+}
+
+int ScheduleEnv::earliest_finish_device() const {
+  evaluate_current();
+  int best = -1;
+  for (int d = 0; d < D_; ++d)
+    if (is_allowed(d) && (best < 0 || cand_[d].finish < cand_[best].finish)) best = d;
+  return best < 0 ? 0 : best;
+}
+
+void ScheduleEnv::commit(int v, int d, double start, double time) {
+  device_[v] = d;
+  finish_[v] = start + time;
+  avail_[d] = std::max(avail_[d], finish_[v]);
+  busy_[d] += time;
+  ledger_->commit(v, d, device_);
+}
+
+void ScheduleEnv::step(int d) {
+  evaluate_current();
+  const Candidate& c = cand_[d];
+  commit(current_op(), d, c.runs ? c.start : c.ready, c.runs ? c.time : 0);
+  if (contiguity_) {  // the rest of the unit follows its leader, in op (topological) order
+    const std::vector<int>& ops = unit_ops_[step_];
+    for (std::size_t k = 1; k < ops.size(); ++k) {
+      const int v = ops[k];
+      const double time = kernel_time(v, d);
+      const double ready = edges_.data_ready(v, d, device_, finish_);
+      commit(v, d, time < kInfeasibleTime ? start_time(d, ready) : ready, time < kInfeasibleTime ? time : 0);
+    }
+    contiguity_->choose(unit_of_decision_[step_], d);
+  }
+  ++step_;
+}
+
+}  // namespace devplace

@@ -1,0 +1,184 @@
+// The learned placer's decision process (learn/learned/schedule_env.h) on a hand-computed chain.
+#include "learn/learned/schedule_env.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "io/tarnawski_import.h"
+#include "place/synthetic.h"
+#include "place/tarnawski_objective.h"
+#include "sim/simulator.h"
+#include "sim/test_graphs.h"
+#include "util/files.h"
+
+namespace devplace {
+namespace {
+
+// a -> b -> c; seconds on cpu / gpu: a 1 / 4, b 5 / 1, c 1 / 1; every transfer 0.5.
+struct Chain {
+  test::Builder b;
+  std::unique_ptr<Problem> p;
+  Chain() {
+    b.op("a", {}, 1, 4);
+    b.op("b", {"a"}, 5, 1);
+    b.op("c", {"b"}, 1, 1);
+    b.g.finalize();
+    p = std::make_unique<Problem>(b.g, test::two_devices(), &b.table);
+  }
+};
+
+TEST(ScheduleEnv, FeaturesOfTheEarliestFinishChainByHand) {
+  Chain c;
+  ScheduleEnv env(*c.p);
+  ASSERT_EQ(env.num_decisions(), 3);
+  constexpr int F = ScheduleEnv::kFeatures;
+  std::vector<float> f(2 * F);
+  std::vector<std::uint8_t> allowed(2);
+  // a: cpu finishes at 1, gpu at 4; the time unit is the mean fastest op time, 1 s.
+  EXPECT_EQ(env.current_op(), c.b.g.find_op("a"));
+  env.observe(f.data(), allowed.data());
+  EXPECT_EQ(allowed, (std::vector<std::uint8_t>{1, 1}));
+  EXPECT_FLOAT_EQ(f[1], 0);                     // cpu: the earliest finish
+  EXPECT_FLOAT_EQ(f[F + 1], std::log1p(3.0f));  // gpu: 3 s later
+  EXPECT_FLOAT_EQ(f[F + 0], std::log1p(3.0f));  // gpu takes 4x the fastest time: (4 - 1) / 1
+  EXPECT_FLOAT_EQ(f[9], 1);
+  EXPECT_FLOAT_EQ(f[F + 9], 0);
+  EXPECT_FLOAT_EQ(f[14], 1);
+  EXPECT_FLOAT_EQ(f[F + 15], 1);  // kinds
+  EXPECT_EQ(env.earliest_finish_device(), 0);
+  env.step(0);
+  // b: cpu 1 + 5 = 6; gpu after the 0.5 s transfer: 1.5 + 1 = 2.5.
+  env.observe(f.data(), allowed.data());
+  EXPECT_FLOAT_EQ(f[5], 1);
+  EXPECT_FLOAT_EQ(f[F + 5], 0);                 // its producer is on the cpu
+  EXPECT_FLOAT_EQ(f[F + 4], std::log1p(0.5f));  // the transfer delay on the gpu
+  EXPECT_FLOAT_EQ(f[1], std::log1p(3.5f));      // cpu finishes 3.5 s after the gpu
+  EXPECT_EQ(env.earliest_finish_device(), 1);
+  env.step(1);
+  // c: cpu 2.5 + 0.5 + 1 = 4; gpu 2.5 + 1 = 3.5.
+  EXPECT_EQ(env.earliest_finish_device(), 1);
+  env.step(1);
+  EXPECT_TRUE(env.done());
+  EXPECT_EQ(env.placement(), (Placement{0, 1, 1}));
+  env.reset();
+  EXPECT_FALSE(env.done());
+  EXPECT_EQ(env.current_op(), c.b.g.find_op("a"));
+}
+
+// Under an execution model the environment charges what the executor does: dispatch and op scale
+// on every task, a wake-up where a task finds its worker idle, and the crossing's fixed cost, the
+// copy task's dispatch and its bytes over the crossing's bandwidth; its finish estimates are the
+// simulator's makespans on this chain.
+TEST(ScheduleEnv, UnderAnExecutionModelChargesDispatchWakeUpsAndCrossings) {
+  Chain c;
+  c.b.table.op_time["c"] = {{"cpu", 1}, {"gpu", 3}};
+  Problem p(c.b.g, test::two_devices(), &c.b.table);
+  p.set_execution(test::two_devices_execution(), "");
+  const int a = c.b.g.find_op("a");
+  EXPECT_DOUBLE_EQ(p.transfer_time(c.b.g.op(a).outputs[0], 0, 1), 0.2 + 0.1);        // the gpu's thread copies
+  EXPECT_DOUBLE_EQ(p.transfer_time(c.b.g.op(a).outputs[0], 1, 0), 0.2 + 0.1 + 0.1);  // the cpu's, 0.1 dispatch
+  ScheduleEnv env(p);
+  // a: cpu 0.1 + 1 = 1.1 (the worker is not idle at time 0); gpu 4.
+  EXPECT_DOUBLE_EQ(env.kernel_time(a, 0), 1.1);
+  EXPECT_EQ(env.earliest_finish_device(), 0);
+  env.step(0);
+  // b: gpu 1.1 + 0.3 + 1 = 2.4 against cpu 1.1 + 5.1.
+  EXPECT_EQ(env.earliest_finish_device(), 1);
+  env.step(1);
+  // c: the cpu, idle since 1.1, wakes for it: 2.4 + 0.4 + 2 + 1.1 = 5.9 against gpu 2.4 + 3 = 5.4
+  // (without the wake-up the cpu would finish first, at 3.9).
+  EXPECT_EQ(env.earliest_finish_device(), 1);
+  env.step(1);
+  EXPECT_DOUBLE_EQ(env.finish_time(c.b.g.find_op("c")), 5.4);
+  Simulator sim(p);
+  EXPECT_DOUBLE_EQ(sim.makespan({0, 1, 1}), 5.4);
+  EXPECT_DOUBLE_EQ(sim.makespan({0, 1, 0}), 5.9);
+}
+
+TEST(ScheduleEnv, OnlyDevicesThatRunTheOpAreAllowed) {
+  Chain c;
+  c.b.table.op_time["b"] = {{"cpu", 5}};  // b cannot run on the gpu
+  Problem p(c.b.g, test::two_devices(), &c.b.table);
+  ScheduleEnv env(p);
+  env.step(env.earliest_finish_device());
+  std::vector<float> f(2 * ScheduleEnv::kFeatures);
+  std::vector<std::uint8_t> allowed(2);
+  env.observe(f.data(), allowed.data());
+  EXPECT_EQ(allowed, (std::vector<std::uint8_t>{1, 0}));
+  EXPECT_EQ(env.earliest_finish_device(), 0);
+}
+
+// Decides the environment to the end, each decision uniform among the allowed devices.
+Placement uniform_episode(ScheduleEnv& env, std::mt19937_64& rng) {
+  env.reset();
+  const int D = env.num_devices();
+  std::vector<float> f(static_cast<std::size_t>(D) * ScheduleEnv::kFeatures);
+  std::vector<std::uint8_t> allowed(D);
+  while (!env.done()) {
+    env.observe(f.data(), allowed.data());
+    std::vector<int> choices;
+    for (int d = 0; d < D; ++d)
+      if (allowed[d]) choices.push_back(d);
+    EXPECT_FALSE(choices.empty());
+    env.step(choices[std::uniform_int_distribution<std::size_t>(0, choices.size() - 1)(rng)]);
+  }
+  return env.placement();
+}
+
+int accelerators_used(const Problem& p, const Placement& pl) {
+  std::set<int> used(pl.begin(), pl.end());
+  used.erase(p.host());
+  return static_cast<int>(used.size());
+}
+
+// Under Tarnawski's latency model every placement the environment lets a policy make is
+// feasible: contiguous, mutually acyclic accelerator sets, colour classes together, weights
+// within memory. A layered DAG with skip edges (paths leave and re-enter sets easily), colour
+// classes and accelerators that hold a third of the weights each.
+TEST(ScheduleEnv, EveryTarnawskiPlacementIsFeasibleByConstruction) {
+  auto sp = make_synthetic_problem({.ops = 150, .width = 3, .skip_prob = 0.4, .gpus = 4, .seed = 9});
+  Graph& g = sp->graph;
+  std::int64_t weights = 0;
+  for (int i = 0; i < g.num_ops(); ++i) {
+    weights += g.op(i).weight_bytes;
+    if (i % 17 == 3) g.mutable_ops()[i].attrs["colorClass"] = std::int64_t{i % 2};  // two classes
+  }
+  Cluster cluster = synthetic_cluster(4);
+  for (int d = 1; d < cluster.num_devices(); ++d) cluster.devices[d].memory_bytes = weights / 3;
+  Problem p(g, cluster);
+  ScheduleEnv env(p, Objective::tarnawski);
+  EXPECT_LT(env.num_decisions(), g.num_ops());  // the colour classes are one decision each
+  std::mt19937_64 rng(3);
+  int most = 0;
+  for (int k = 0; k < 200; ++k) {
+    const Placement pl = uniform_episode(env, rng);
+    const Verdict v = tarnawski_latency(p, pl);
+    ASSERT_TRUE(v.feasible) << "episode " << k << ": " << v.reason;
+    most = std::max(most, accelerators_used(p, pl));
+  }
+  EXPECT_GE(most, 3);  // the mask leaves real choices
+}
+
+TEST(ScheduleEnv, EveryTarnawskiPlacementIsFeasibleOnThePublishedGraphs) {
+  const std::string dir = shared_dir() + "/data/dnn-partitioning/latency-inputs";
+  if (!file_exists(dir + "/LayerGraphs/gnmt_inference.json"))
+    GTEST_SKIP() << "no shared data at " << dir << " (the published graphs are not in this checkout)";
+  std::mt19937_64 rng(5);
+  for (const char* rel : {"LayerGraphs/gnmt_inference.json", "LayerGraphs/resnet50_inference.json",
+                          "OperatorGraphs/bert_l-3_inference.json"}) {
+    Model m = import_tarnawski(dir + "/" + rel);
+    Problem p(m.graph, *m.cluster, &*m.costs);
+    ScheduleEnv env(p, Objective::tarnawski);
+    for (int k = 0; k < 30; ++k) {
+      const Placement pl = uniform_episode(env, rng);
+      const Verdict v = tarnawski_latency(p, pl);
+      ASSERT_TRUE(v.feasible) << rel << ", episode " << k << ": " << v.reason;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace devplace

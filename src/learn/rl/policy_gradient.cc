@@ -1,0 +1,46 @@
+#include "learn/rl/policy_gradient.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace devplace {
+
+double placement_reward(const Evaluation& e, double reference, RewardKind kind, double penalty) {
+  if (e.feasible && std::isfinite(e.latency) && e.latency > 0)
+    return kind == RewardKind::speedup ? reference / e.latency : 1e-3 / e.latency;
+  return -penalty * (1.0 + std::max(0.0, e.violation));
+}
+
+std::vector<float> centred_advantages(const std::vector<double>& rewards, double floor) {
+  std::vector<float> adv(rewards.size(), 0.0f);
+  if (rewards.empty()) return adv;
+  double mean = 0, var = 0;
+  for (double r : rewards) mean += r;
+  mean /= static_cast<double>(rewards.size());
+  for (double r : rewards) var += (r - mean) * (r - mean);
+  const double scale = 1.0 / std::max(std::sqrt(var / static_cast<double>(rewards.size())), floor);
+  for (std::size_t k = 0; k < rewards.size(); ++k) adv[k] = static_cast<float>((rewards[k] - mean) * scale);
+  return adv;
+}
+
+double entropy_weight_at(const PolicyGradientOptions& o, int episode, int episodes) {
+  const double span = o.entropy_decay_share * (episodes - 1);
+  if (!(span > 0)) return episode > 0 ? o.entropy_end : o.entropy_start;
+  const double t = std::clamp(static_cast<double>(episode) / span, 0.0, 1.0);
+  return o.entropy_start + (o.entropy_end - o.entropy_start) * t;
+}
+
+double lr_share_at(const PolicyGradientOptions& o, int episode, int episodes) {
+  if (episodes <= 1) return 1.0;
+  const double t = std::clamp(static_cast<double>(episode) / (episodes - 1), 0.0, 1.0);
+  return 1.0 + (o.lr_end_share - 1.0) * t;
+}
+
+bool SettledWatch::settled(double entropy, int episode, int episodes) {
+  if (!(o_.settled_entropy > 0)) return false;
+  const bool bonus_done = entropy_weight_at(o_, episode, episodes) == o_.entropy_end;
+  run_ = bonus_done && entropy < o_.settled_entropy ? run_ + 1 : 0;
+  return run_ >= o_.patience;
+}
+
+}  // namespace devplace
