@@ -63,7 +63,7 @@ std::vector<std::string> placer_names();
 // Places `w` as `request` asks (the same path as `devplace place`): the placement, its verdict,
 // the placer's time, and whether a fitted execution model replaced it by one device
 // (PlaceRequest::keep_placement). Learned placers train on the call (options.eval_budget bounds
-// their reward evaluations; options.policy_file places zero-shot with a trained policy).
+// their reward evaluations; options.learned.policy_file places zero-shot with a trained policy).
 PlaceResult place(const Workload& w, const PlaceRequest& request);
 // The placement alone: place(w, {algorithm, options}).placement.
 Placement place(const Workload& w, const std::string& algorithm, const PlaceOptions& options = {});
@@ -97,7 +97,7 @@ struct TrainOptions {
   Objective objective = Objective::simulator;
   std::string checkpoint_dir;  // empty: no checkpoints
   bool resume = false;         // continue from checkpoint_dir
-  std::string save_policy;     // write the trained policy here (for PlaceOptions::policy_file)
+  std::string save_policy;     // write the trained policy here (for PlaceOptions::learned.policy_file)
   // learned: "expert" (each update a search with the policy of `samples` evaluations, then
   // imitation of the best placement found; the default) or "policy_gradient" (clipped policy
   // gradient on `samples` sampled placements).

@@ -15,25 +15,43 @@ using Placement = std::vector<int>;
 // (contiguous accelerator sets, serial accelerators, unlimited CPU parallelism).
 enum class Objective { simulator, tarnawski };
 
+// Options of the hetero placer (OpenVINO HETERO's rule: each op on the first device in
+// priority order that supports it).
+struct HeteroOptions {
+  std::vector<std::string> device_priority;  // device names in order; empty = the cluster's order
+};
+
+// Options of the learned placers: hsdag*, the peers (rnn, hierarchical, placeto) and learned*.
+// 0, empty or -1 leaves the placer's own default, stated where the placer is defined: HSDAG's in
+// learn/hsdag/hsdag.h (HsdagConfig: 1,000 episodes x 32 samples, stopping once settled; 5,000
+// polish evaluations), the peers' in learn/peers/peers.h (PeerConfig: 100 x 20), devplace's
+// learned placer's in learn/learned/learned_compositions.h (LearnedOptions: 64 evaluations,
+// 2,000 for the rows that fine-tune) with the shipped policies under policies/.
+struct LearnedPlacerOptions {
+  // hsdag and placeto: start from this trained policy file and place zero-shot, or after
+  // fine_tune_episodes of training on the problem; learned*: another list policy.
+  std::string policy_file;
+  int fine_tune_episodes = 0;
+  std::string move_policy_file;  // learned-*moves rows: another move policy
+  // Training episodes and placements sampled per episode (a set eval_budget decides the
+  // episodes instead).
+  int episodes = 0;
+  int samples = 0;
+  std::int64_t polish_evals = -1;  // hsdag+polish: annealing evaluations after training
+};
+
+// How a placer is asked to work: what every placer reads, then one struct per family.
 struct PlaceOptions {
   Objective objective = Objective::simulator;
   std::uint64_t seed = 1;
-  double time_budget_s = 0;  // wall-clock budget for searches; 0 = the placer's default
-  // Reward evaluations for searches and learned placers; 0 = the placer's default.
+  // Reward evaluations of searches and learned placers; 0 = the placer's default (local search
+  // 20,000; random-best 64; segment search 2,000; tarnawski-dp up to 200,000 by graph size).
   std::int64_t eval_budget = 0;
-  std::vector<std::string> device_priority;  // for hetero: device names in order; empty = cluster order
-  // Learned placers that take one (hsdag, placeto): start from this trained policy file and
-  // place zero-shot, or after fine_tune_episodes of training on the problem.
-  std::string policy_file;
-  int fine_tune_episodes = 0;
-  // learned-moves rows: the move policy (learn/learned/move_policy.h); empty = the shipped one.
-  std::string move_policy_file;
-  // Learned placers: training episodes and placements sampled per episode; 0 = the placer's
-  // default (a set eval_budget decides the episodes instead).
-  int episodes = 0;
-  int samples = 0;
-  // hsdag+polish: annealing evaluations after training; -1 = the preset's.
-  std::int64_t polish_evals = -1;
+  // Wall-clock seconds for searches (local search, exact, tarnawski-dp); 0 = none, the
+  // evaluation budget decides.
+  double time_budget_s = 0;
+  HeteroOptions hetero;
+  LearnedPlacerOptions learned;
 };
 
 // A placement judged in full under an objective: latency in seconds (+inf if infeasible) and,

@@ -98,14 +98,14 @@ PlaceOptions bench_options(const std::string& name, const Budgets& b, std::uint6
   if (name == "local-search") o.eval_budget = ls_evals;
   if (is_peer(name)) {
     const bool placeto = name == "placeto";
-    o.episodes = peer_scale ? (placeto ? b.scale_placeto_episodes : b.scale_peer_episodes)
+    o.learned.episodes = peer_scale ? (placeto ? b.scale_placeto_episodes : b.scale_peer_episodes)
                             : (placeto ? b.placeto_episodes : b.peer_episodes);
-    o.samples = peer_scale ? (placeto ? b.scale_placeto_samples : b.scale_peer_samples)
+    o.learned.samples = peer_scale ? (placeto ? b.scale_placeto_samples : b.scale_peer_samples)
                            : (placeto ? b.placeto_samples : b.peer_samples);
   }
   if (name == "hsdag" || name == "hsdag+polish") {
-    o.episodes = hsdag_episodes;
-    o.polish_evals = hsdag_refine;
+    o.learned.episodes = hsdag_episodes;
+    o.learned.polish_evals = hsdag_refine;
   }
   return o;
 }

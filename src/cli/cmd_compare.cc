@@ -50,7 +50,7 @@ void add_compare_command(CLI::App& app) {
     const Problem& pb = *ctx->problem;
     std::vector<std::string> algos = split_list(a->algos);
     PlaceOptions options = place_options(a->search);
-    options.policy_file = a->policy;
+    options.learned.policy_file = a->policy;
     if (algos.empty()) {
       algos = default_algorithms(pb, options.objective);
       algos.push_back("hsdag");

@@ -35,7 +35,7 @@ PlaceOptions place_options(const SearchArgs& s) {
   o.eval_budget = s.evals;
   o.time_budget_s = s.seconds;
   o.objective = s.objective == "tarnawski" ? Objective::tarnawski : Objective::simulator;
-  o.move_policy_file = s.move_policy;
+  o.learned.move_policy_file = s.move_policy;
   return o;
 }
 
@@ -82,7 +82,7 @@ void add_place_command(CLI::App& app) {
     const Problem& pb = *ctx->problem;
     PlaceRequest request;
     request.options = place_options(a->search);
-    request.options.policy_file = a->policy, request.options.fine_tune_episodes = a->finetune;
+    request.options.learned.policy_file = a->policy, request.options.learned.fine_tune_episodes = a->finetune;
     request.keep_placement = a->keep;
     // A policy with no --algo is a Placeto policy (the default algorithm loads none).
     request.algorithm = !a->policy.empty() && algo_flag->count() == 0 ? "placeto" : a->algo;

@@ -40,20 +40,20 @@ namespace {
 std::unique_ptr<Placer> make_hsdag_row(const std::string& name, const PlaceOptions& options) {
   HsdagConfig c = hsdag_preset(name == "hsdag-paper" ? "paper" : "default");
   if (name == "hsdag-paper") return make_hsdag_placer(c, name);
-  if (!options.policy_file.empty()) {
+  if (!options.learned.policy_file.empty()) {
     // The policy's own answer, as Placeto's, never clamped to a single device.
-    c.episodes = options.fine_tune_episodes, c.init_policy = options.policy_file, c.refine_evals = 0;
-    return make_hsdag_placer(c, options.fine_tune_episodes > 0
-                                    ? "hsdag (fine-tuned " + std::to_string(options.fine_tune_episodes) + " episodes)"
+    c.episodes = options.learned.fine_tune_episodes, c.init_policy = options.learned.policy_file, c.refine_evals = 0;
+    return make_hsdag_placer(c, options.learned.fine_tune_episodes > 0
+                                    ? "hsdag (fine-tuned " + std::to_string(options.learned.fine_tune_episodes) + " episodes)"
                                     : "hsdag (zero-shot policy)");
   }
-  if (options.episodes > 0) c.episodes = options.episodes;
-  if (options.samples > 0) c.samples = options.samples;
+  if (options.learned.episodes > 0) c.episodes = options.learned.episodes;
+  if (options.learned.samples > 0) c.samples = options.learned.samples;
   // Each row trains on its own, so each row's time is its whole cost.
   if (name != "hsdag+polish")
     c.refine_evals = 0;
-  else if (options.polish_evals >= 0)
-    c.refine_evals = static_cast<int>(options.polish_evals);
+  else if (options.learned.polish_evals >= 0)
+    c.refine_evals = static_cast<int>(options.learned.polish_evals);
   const TrainedPick pick = name == "hsdag"           ? TrainedPick::policy
                            : name == "hsdag-sampled" ? TrainedPick::sampled
                                                      : TrainedPick::polished;
@@ -63,10 +63,10 @@ std::unique_ptr<Placer> make_hsdag_row(const std::string& name, const PlaceOptio
 std::unique_ptr<Placer> make_peer_row(const std::string& name, const PlaceOptions& options) {
   PeerConfig c;
   c.algo = peer_method(name);
-  if (options.episodes > 0) c.episodes = options.episodes;
-  if (options.samples > 0) c.samples = options.samples;
-  if (c.algo == PeerMethod::placeto && !options.policy_file.empty())
-    c.episodes = options.fine_tune_episodes, c.init_policy = options.policy_file;
+  if (options.learned.episodes > 0) c.episodes = options.learned.episodes;
+  if (options.learned.samples > 0) c.samples = options.learned.samples;
+  if (c.algo == PeerMethod::placeto && !options.learned.policy_file.empty())
+    c.episodes = options.learned.fine_tune_episodes, c.init_policy = options.learned.policy_file;
   return make_peer_placer(c);
 }
 
@@ -83,7 +83,7 @@ class LearnedListPlacer : public Placer {
     if (c_.improvement == LearnedImprovement::moves && o.objective != Objective::simulator)
       throw Error(p.graph().source(), "", c_.name + ": the move policy places under the simulator's objective only",
                   ErrorKind::unsupported);
-    ListPolicy policy = ListPolicy::load(o.policy_file.empty() ? default_list_policy_path(o.objective) : o.policy_file);
+    ListPolicy policy = ListPolicy::load(o.learned.policy_file.empty() ? default_list_policy_path(o.objective) : o.learned.policy_file);
     if (c_.start == LearnedStart::greedy && c_.improvement == LearnedImprovement::none)
       return policy.greedy(p, o.objective);
     const long long budget =
@@ -102,7 +102,7 @@ class LearnedListPlacer : public Placer {
         return policy.decode_with_discrepancies(p, counted, static_cast<int>(left), 0, o.objective);
       case LearnedImprovement::moves: {
         const MovePolicy moves =
-            MovePolicy::load(o.move_policy_file.empty() ? default_move_policy_path() : o.move_policy_file);
+            MovePolicy::load(o.learned.move_policy_file.empty() ? default_move_policy_path() : o.learned.move_policy_file);
         return moves.improve(p, counted, start, static_cast<int>(left));
       }
       case LearnedImprovement::segments: {
@@ -141,7 +141,7 @@ class LearnedListPlacer : public Placer {
       case LearnedStart::tuned_best: {
         const LearnedOptions defaults;
         ListPolicyConfig c;
-        c.samples = o.samples > 0 ? o.samples : defaults.tuning_samples;
+        c.samples = o.learned.samples > 0 ? o.learned.samples : defaults.tuning_samples;
         c.lr = defaults.tuning_lr;
         const ListTuneResult r = fine_tune_list_policy(policy, p, reward, budget, c, o.seed);
         return c_.start == LearnedStart::tuned ? r.policy : r.best;

@@ -14,7 +14,7 @@ class Hetero : public Placer {
   Placement place(const Problem& p, const PlaceOptions& o) override {
     const Cluster& c = p.cluster();
     std::vector<int> order;
-    for (const auto& n : o.device_priority) {
+    for (const auto& n : o.hetero.device_priority) {
       int d = c.find_device(n);
       if (d < 0) throw Error(c.name, "", "hetero priority names unknown device '" + n + "'", ErrorKind::not_found);
       order.push_back(d);

@@ -39,11 +39,11 @@ TEST(PlacerRegistry, MakesClassicalSingleDeviceAndAddedPlacersAndNamesTheKnownOn
   // A caller's own placer, made with the options of the call.
   int seen_episodes = -1;
   r.add("fixed", [&](const Problem&, const PlaceOptions& o) {
-    seen_episodes = o.fine_tune_episodes;
+    seen_episodes = o.learned.fine_tune_episodes;
     return std::make_unique<Fixed>(0);
   });
   PlaceOptions o;
-  o.fine_tune_episodes = 7;
+  o.learned.fine_tune_episodes = 7;
   EXPECT_EQ(r.make(pb, "fixed", o)->place(pb, o), Placement(pb.num_ops(), 0));
   EXPECT_EQ(seen_episodes, 7);
 }

@@ -172,7 +172,7 @@ PYBIND11_MODULE(_devplace, m) {
     r.algorithm = algorithm, r.keep_placement = keep_placement;
     PlaceOptions& o = r.options;
     o.seed = seed, o.eval_budget = budget, o.time_budget_s = time_budget, o.objective = objective_of(objective);
-    o.policy_file = policy, o.move_policy_file = move_policy, o.fine_tune_episodes = finetune;
+    o.learned.policy_file = policy, o.learned.move_policy_file = move_policy, o.learned.fine_tune_episodes = finetune;
     return r;
   };
   m.def(

@@ -24,13 +24,13 @@ bool takes_policy(const std::string& name) {
 
 void check_request(const Problem& problem, const PlaceRequest& r) {
   const PlaceOptions& o = r.options;
-  if (o.fine_tune_episodes < 0)
+  if (o.learned.fine_tune_episodes < 0)
     throw Error(problem.graph().source(), "", "fine-tuning episodes must not be negative", ErrorKind::invalid_argument);
-  if (o.fine_tune_episodes > 0 && o.policy_file.empty())
+  if (o.learned.fine_tune_episodes > 0 && o.learned.policy_file.empty())
     throw Error(problem.graph().source(), "", "fine-tuning (--finetune) needs a trained policy file (--policy)",
                 ErrorKind::invalid_argument);
-  if (!o.policy_file.empty() && !takes_policy(r.algorithm))
-    throw Error(o.policy_file, "",
+  if (!o.learned.policy_file.empty() && !takes_policy(r.algorithm))
+    throw Error(o.learned.policy_file, "",
                 "'" + r.algorithm + "' loads no policy file (hsdag, placeto and the learned* placers do)",
                 ErrorKind::invalid_argument);
   if (o.eval_budget < 0 || o.time_budget_s < 0)
@@ -43,11 +43,11 @@ std::unique_ptr<Placer> make_any_placer(const Problem& problem, const std::strin
   for (const std::string algo : {"placeto", "hsdag"}) {
     if (name.rfind(algo + ":", 0) != 0) continue;
     PlaceOptions o = options;
-    o.policy_file = name.substr(algo.size() + 1);
-    const std::string& rest = o.policy_file;
+    o.learned.policy_file = name.substr(algo.size() + 1);
+    const std::string& rest = o.learned.policy_file;
     if (auto colon = rest.rfind(':'); colon != std::string::npos && colon + 1 < rest.size() &&
                                       rest.find_first_not_of("0123456789", colon + 1) == std::string::npos)
-      o.fine_tune_episodes = std::stoi(rest.substr(colon + 1)), o.policy_file = rest.substr(0, colon);
+      o.learned.fine_tune_episodes = std::stoi(rest.substr(colon + 1)), o.learned.policy_file = rest.substr(0, colon);
     return registry().make(problem, algo, o);
   }
   return registry().make(problem, name, options);

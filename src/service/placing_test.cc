@@ -26,16 +26,16 @@ ErrorKind kind_of(const Problem& problem, const PlaceRequest& request) {
 TEST(Placing, FineTuningWithoutAPolicyIsAnInvalidArgument) {
   auto lp = paper("resnet50");
   PlaceRequest r;
-  r.algorithm = "hsdag", r.options.fine_tune_episodes = 5;
+  r.algorithm = "hsdag", r.options.learned.fine_tune_episodes = 5;
   EXPECT_EQ(kind_of(*lp->problem, r), ErrorKind::invalid_argument);
 }
 
 TEST(Placing, APolicyForAPlacerThatLoadsNoneIsAnInvalidArgument) {
   auto lp = paper("resnet50");
   PlaceRequest r;
-  r.algorithm = "local-search", r.options.policy_file = "policies/learned.pt";
+  r.algorithm = "local-search", r.options.learned.policy_file = "policies/learned.pt";
   EXPECT_EQ(kind_of(*lp->problem, r), ErrorKind::invalid_argument);
-  r.algorithm = "no-such-placer", r.options.policy_file.clear();
+  r.algorithm = "no-such-placer", r.options.learned.policy_file.clear();
   EXPECT_EQ(kind_of(*lp->problem, r), ErrorKind::not_found);
 }
 

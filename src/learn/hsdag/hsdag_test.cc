@@ -104,7 +104,7 @@ TEST(Hsdag, RegistryMakesLearnedPlacersAndTakesThePolicyAsAnOption) {
   Model m = load_model("resnet50");
   Problem pb(m.graph, load_cluster("paper"));
   PlaceOptions o;
-  o.policy_file = "/nonexistent/policy.pt";
+  o.learned.policy_file = "/nonexistent/policy.pt";
   auto placer = r.make(pb, "hsdag", o);
   EXPECT_EQ(placer->name(), "hsdag (zero-shot policy)");
   try {

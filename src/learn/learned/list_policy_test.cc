@@ -587,7 +587,7 @@ TEST(Learned, BudgetedRowsOfTheRegistry) {
   Problem p(m.graph, load_cluster("nvlink4"));
   PlacerRegistry r = all_placers();
   PlaceOptions o;
-  o.eval_budget = 40, o.samples = 8, o.seed = 3;
+  o.eval_budget = 40, o.learned.samples = 8, o.seed = 3;
   Simulator sim(p);
   const double own = sim.makespan(r.make(p, "learned", o)->place(p, o));
   for (const char* name :
@@ -609,7 +609,7 @@ TEST(Learned, EveryCompositionKeepsToItsBudget) {
   Model m = load_model("resnet50");
   PlacerRegistry r = all_placers();
   PlaceOptions o;
-  o.eval_budget = 40, o.samples = 8, o.seed = 3;
+  o.eval_budget = 40, o.learned.samples = 8, o.seed = 3;
   for (const LearnedComposition& c : learned_compositions()) {
     ASSERT_TRUE(r.contains(c.name)) << c.name;
     if (c.improvement == LearnedImprovement::segments) continue;  // Tarnawski's objective only
