@@ -168,7 +168,6 @@ void add_train_command(CLI::App& app) {
       "Print the result as one JSON line per graph (greedy_ms, best_sampled_ms, polished_ms, evaluations, ...)");
   // The learned peers (rnn, hierarchical, placeto): same flags, same outputs.
   cmd->callback([a, cmd] {
-    if (a->resume && a->checkpoint.empty()) throw Error("", "", "--resume needs --checkpoint DIR");
     auto ctx = load_context(a->model);
     const Problem& pb = *ctx->problem;
     const bool hsdag = a->algo == "hsdag", learned = a->algo == "learned";
@@ -231,10 +230,8 @@ void add_train_command(CLI::App& app) {
     std::unique_ptr<ReplicaReward> replicas;
     if (a->replicas > 0 && a->reward != "measured") throw Error("", "", "--replicas measures: add --reward measured");
     if (a->fake_ms > 0 && a->replicas == 0) throw Error("", "", "--fake-measure-ms is for --replicas");
+    check_training_run(run, a->reward == "measured");  // before anything starts measuring
     if (a->reward == "measured") {
-      if (!hsdag && !learned) throw Error("", "", "--reward measured trains --algo hsdag or learned only");
-      if (run.objective == Objective::tarnawski)
-        throw Error("", "", "--objective tarnawski trains on their latency model: drop --reward measured and --also");
       run.measure = MeasureOptions{a->warmup, a->runs, 5};
       if (a->replicas > 0) {
         // --confirm's default re-measures locally: off with replicas unless asked (then refused).

@@ -10,11 +10,9 @@
 #include "util/error.h"
 
 namespace devplace {
-namespace {
 
-void check(const TrainingRun& run) {
+void check_training_run(const TrainingRun& run, bool measured) {
   const bool hsdag = run.algo == "hsdag", learned = run.algo == "learned";
-  const bool measured = run.executor || run.remote_measurements;
   if (run.executor && run.remote_measurements)
     throw Error("", "", "measure on the local executor or on replicas, not both");
   if (run.remote_measurements && run.confirm_runs > 0)
@@ -32,7 +30,12 @@ void check(const TrainingRun& run) {
   if (!hsdag && !learned && run.algo != "placeto" && run.algo != "rnn" && run.algo != "hierarchical")
     throw Error("", run.algo, "train: the algorithm must be hsdag, learned, rnn, hierarchical or placeto",
                 ErrorKind::not_found);
+  if ((hsdag && run.hsdag.resume && run.hsdag.checkpoint_dir.empty()) ||
+      (!hsdag && !learned && run.peer.resume && run.peer.checkpoint_dir.empty()))
+    throw Error("", "", "resuming (--resume) needs a checkpoint folder (--checkpoint DIR)");
 }
+
+namespace {
 
 // The lowest of hundreds of noisy measurements is a lucky run more often than the best
 // placement: measure the best few again, together and beside every single device, and keep the
@@ -60,7 +63,7 @@ ListPolicyConfig::Tuning tuning_from_name(const std::string& name) {
 }
 
 TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
-  check(run);
+  check_training_run(run, run.executor || run.remote_measurements);
   std::unique_ptr<Reward> simulated = make_reward(problem, run.objective);
   std::unique_ptr<MeasuredReward> measured;
   if (run.executor) measured = std::make_unique<MeasuredReward>(*run.executor, run.measure);

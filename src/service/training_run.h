@@ -65,6 +65,11 @@ struct TrainingOutcome {
 // "expert" or "policy_gradient" (ListPolicyConfig::Tuning); throws Error (not found) otherwise.
 ListPolicyConfig::Tuning tuning_from_name(const std::string& name);
 
+// The checks run_training makes first, for callers that want them before setting up what
+// measures (`measured`: the reward will be measured, on an executor or on replicas). Throws
+// Error naming the options that do not go together.
+void check_training_run(const TrainingRun& run, bool measured);
+
 TrainingOutcome run_training(const Problem& problem, const TrainingRun& run);
 
 }  // namespace devplace

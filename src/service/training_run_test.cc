@@ -1,0 +1,44 @@
+// The training service's checks (service/training_run.h): one copy, made before anything
+// measures, for the CLI, the C++ API and Python alike.
+#include "service/training_run.h"
+
+#include <gtest/gtest.h>
+
+#include "util/error.h"
+
+namespace devplace {
+namespace {
+
+ErrorKind refused(const TrainingRun& run, bool measured) {
+  try {
+    check_training_run(run, measured);
+  } catch (const Error& e) {
+    return e.kind();
+  }
+  ADD_FAILURE() << "accepted " << run.algo;
+  return ErrorKind::io;
+}
+
+TEST(TrainingRun, RefusesCombinationsThatCannotWork) {
+  TrainingRun run;
+  EXPECT_NO_THROW(check_training_run(run, false));
+  EXPECT_NO_THROW(check_training_run(run, true));  // HSDAG on measurements
+  run.hsdag.resume = true;  // nothing to resume from
+  EXPECT_EQ(refused(run, false), ErrorKind::invalid_argument);
+  run.hsdag.checkpoint_dir = "ckpt";
+  EXPECT_NO_THROW(check_training_run(run, false));
+  run.algo = "rnn";
+  EXPECT_EQ(refused(run, true), ErrorKind::invalid_argument);  // a measured reward trains hsdag and learned only
+  run.peer.resume = true;
+  EXPECT_EQ(refused(run, false), ErrorKind::invalid_argument);
+  run.peer.resume = false;
+  run.objective = Objective::tarnawski;
+  run.algo = "hsdag";
+  EXPECT_EQ(refused(run, true), ErrorKind::invalid_argument);
+  run.algo = "no-such-learner";
+  run.objective = Objective::simulator;
+  EXPECT_EQ(refused(run, false), ErrorKind::not_found);
+}
+
+}  // namespace
+}  // namespace devplace
