@@ -76,6 +76,15 @@ struct HsdagConfig {
   // (HEFT's placement costs one evaluation). Simulator objective only; off: 0 steps.
   int imitate_steps = 0;
   double imitate_share = 0.9;
+  // Beyond the paper (learning from a demonstration): when HEFT's placement is faster than the
+  // best single device by more than demonstration_margin, the last placement of every batch is
+  // HEFT's as the decision units group the graph (each unit its nodes' majority device), scored
+  // with the batch; the clipped steps pull the policy towards it while it beats the batch's mean
+  // and leave it alone after (self-imitation's rule). A HEFT no better than one device would
+  // only pull towards that device. It is re-evaluated only when the grouping changes it and is
+  // never the policy's sample. One graph only (not train_hsdag_multi).
+  bool demonstration = false;
+  double demonstration_margin = 0.05;
   std::uint64_t seed = 1;
   // Beyond the paper: after training, improve the best placement by single-op moves for at
   // most this many evaluations (0 = off; reported separately from the pure policy).

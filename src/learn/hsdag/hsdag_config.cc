@@ -117,6 +117,10 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     c.refine_evals = static_cast<int>(num());
   else if (key == "mask")
     c.feasibility_mask = flag();
+  else if (key == "demonstration")
+    c.demonstration = flag();
+  else if (key == "demonstration_margin")
+    c.demonstration_margin = num();
   else if (key == "imitate_steps")
     c.imitate_steps = static_cast<int>(num());
   else if (key == "imitate_share")
@@ -132,7 +136,8 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
                 "--set: unknown key '" + key +
                     "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
                     "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, "
-                    "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, imitate_steps, "
+                    "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, imitate_steps, demonstration, "
+                    "demonstration_margin, "
                     "imitate_share, "
                     "tarnawski_chains, reparse_kl)", ErrorKind::not_found);
 }

@@ -283,6 +283,31 @@ TEST(Hsdag, ImitationStartsThePolicyAtHeftsPlacement) {
   EXPECT_THROW(train_hsdag(pb, reward, c), Error);
 }
 
+// HsdagConfig::demonstration: the last placement of every batch is HEFT's as the units group
+// the graph; it costs one evaluation (plus one for HEFT's own placement) until the grouping
+// changes it, and it is neither a logged sample nor the best sampled placement.
+TEST(Hsdag, TheDemonstrationIsOneMorePlacementNotASample) {
+  Model m = load_model("inception_v3");
+  Problem pb(m.graph, load_cluster("paper"));
+  SimulatedReward reward(pb);
+  HsdagConfig c = quick(1);
+  const TrainResult plain = train_hsdag(pb, reward, c);
+  c.demonstration = true;
+  c.demonstration_margin = 0;  // HEFT is only 0.2% faster than the GPU alone here
+  const TrainResult shown = train_hsdag(pb, reward, c);
+  // 2 references + 8 samples + the greedy answer, against 2 + 7 samples + HEFT's placement and
+  // the demonstration as grouped + the greedy answer.
+  EXPECT_EQ(plain.evaluations, 11);
+  EXPECT_EQ(shown.evaluations, 12);
+  const Placement heft = make_heft_placer()->place(pb, PlaceOptions{});
+  EXPECT_NE(shown.sampled, heft);
+  EXPECT_GT(shown.sampled_latency, 1.2 * reward.evaluate(heft).latency);  // an untrained policy's samples
+  // Trained on, the policy's own placement is at least as good as HEFT's.
+  c.episodes = 60;
+  const TrainResult trained = train_hsdag(pb, reward, c);
+  EXPECT_LE(trained.greedy_latency, reward.evaluate(heft).latency);
+}
+
 // A published cost graph of Tarnawski et al. under their latency model, with the cpu-only
 // latency; null when ../shared is absent.
 struct TarnawskiTask {

@@ -89,6 +89,11 @@ struct Task {
   Prepared prep;
   SingleDeviceReference reference;       // the speed-up reward's unit
   std::shared_ptr<ContiguityMask> mask;  // set: sample feasible placements only (per coarse node)
+  // HsdagConfig::demonstration: the demonstration's device per coarse node (empty: none), and the
+  // last placement it gave with its evaluation (re-evaluated only when that changes).
+  std::vector<int> demo_node_device;
+  Placement demo_placement;
+  Evaluation demo_evaluation;
 };
 
 std::string checkpoint_path(const std::string& dir) { return dir + "/hsdag.ckpt"; }
@@ -346,13 +351,34 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   int feasible = 0;
   const RewardKind kind = cfg.reward;
   // The K samples are evaluated together (a replicated measured reward runs them in parallel).
+  // The demonstration (the batch's last placement when set) is evaluated only when it changed,
+  // and is neither a sample of the policy in the log nor a candidate for the best sampled.
+  const int demo_k = !task.mask && !task.demo_node_device.empty() && K > 1 ? K - 1 : -1;
   auto score = [&](std::vector<Placement> batch) {
-    const std::vector<Evaluation> evaluations = task.reward->evaluate_batch(batch);
+    std::vector<Evaluation> evaluations;
+    if (demo_k >= 0) {
+      Placement demo = std::move(batch.back());
+      batch.pop_back();
+      evaluations = task.reward->evaluate_batch(batch);
+      if (demo != task.demo_placement) {
+        task.demo_evaluation = task.reward->evaluate(demo);
+        task.demo_placement = std::move(demo);
+        ++ts.evaluations;
+      }
+      evaluations.push_back(task.demo_evaluation);
+      batch.push_back(task.demo_placement);
+    } else {
+      evaluations = task.reward->evaluate_batch(batch);
+    }
     for (int k = 0; k < K; ++k) {
       const Evaluation& e = evaluations[k];
+      rewards[k] = placement_reward(e, task.reference.latency, kind, cfg.overflow_penalty);
+      if (k == demo_k) {
+        latencies[k] = std::numeric_limits<double>::quiet_NaN();
+        continue;
+      }
       ++ts.evaluations;
       latencies[k] = e.latency;
-      rewards[k] = placement_reward(e, task.reference.latency, kind, cfg.overflow_penalty);
       feasible += e.feasible ? 1 : 0;
       if (e.feasible && e.latency < ts.best_latency) {
         ts.best_latency = e.latency;
@@ -378,8 +404,18 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
     const float* pr = probs.data_ptr<float>();
     std::vector<int64_t> actions(static_cast<std::size_t>(K) * U);
     std::vector<Placement> batch;
+    const bool demo = !task.demo_node_device.empty() && K > 1;
     for (int k = 0; k < K; ++k) {
       int64_t* a = &actions[static_cast<std::size_t>(k) * U];
+      if (demo && k == K - 1) {  // each unit on its nodes' majority device of the demonstration
+        std::vector<int> votes(static_cast<std::size_t>(U) * D, 0);
+        for (std::size_t v = 0; v < out.unit_of_node.size(); ++v)
+          ++votes[static_cast<std::size_t>(out.unit_of_node[v]) * D + task.demo_node_device[v]];
+        for (int u = 0; u < U; ++u)
+          a[u] = std::max_element(votes.begin() + u * D, votes.begin() + (u + 1) * D) - (votes.begin() + u * D);
+        batch.push_back(placement_of(task, out.unit_of_node, a));
+        continue;
+      }
       for (int u = 0; u < U; ++u) {
         double x = unif(rng), acc = 0;
         int d = D - 1;
@@ -393,7 +429,11 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
       batch.push_back(placement_of(task, out.unit_of_node, a));
     }
     score(std::move(batch));
-    const std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
+    std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
+    // The demonstration pulls while it beats the batch and is left alone once it does not (as in
+    // self-imitation learning): pushing its every decision down would push each unit away from
+    // its device, towards a single other one.
+    if (demo_k >= 0) adv[demo_k] = std::max(adv[demo_k], 0.0f);
     auto a = torch::from_blob(actions.data(), {K, U}, torch::kLong);
     auto adv_t = torch::from_blob(const_cast<float*>(adv.data()), {K}, torch::kFloat);
     clipped_updates(net, opt, task, out, cfg, kl, entropy, [&](const NetOutput& now, double& k, double& h) {
@@ -411,7 +451,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   double ml = 0;
   int finite = 0;
   for (double l : latencies)
-    if (std::isfinite(l)) ml += l, ++finite;
+    if (std::isfinite(l)) ml += l, ++finite;  // NaN: the demonstration
   double mr = 0;
   for (double r : rewards) mr += r;
   e.mean_latency = finite ? ml / finite : kInf;
@@ -419,7 +459,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   e.mean_reward = mr / K;
   e.entropy = entropy;
   e.groups = out.groups;
-  e.feasible_share = static_cast<double>(feasible) / K;
+  e.feasible_share = static_cast<double>(feasible) / (demo_k >= 0 ? K - 1 : K);
   e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ep).count();
   return e;
 }
@@ -476,26 +516,39 @@ void lean_to_reference(HsdagNet& net, const Task& task, const HsdagConfig& cfg) 
   if (log_odds != 0) net->lean_towards(task.reference.device, log_odds);
 }
 
-// HsdagConfig::imitate_steps: the untrained policy learns to give the better of HEFT's placement
-// and the best single device imitate_share probability at every coarse node (the majority
-// device of its ops), by Adam steps on the cross-entropy to that soft target.
-void imitate_start(HsdagNet& net, Task& task, TaskState& ts, const HsdagConfig& cfg) {
+// The start HsdagConfig::imitate_steps and ::demonstration use: the better of HEFT's placement
+// and the best single device, as the device of every coarse node (its ops' majority), and HEFT's
+// gain over that device (latency share saved; <= 0 when none). HEFT's placement costs one
+// evaluation (counted unless `counted` already: a resumed run).
+struct Start {
+  std::vector<int> node_device;
+  double heft_gain = 0;
+};
+Start start_devices(Task& task, TaskState& ts, bool counted) {
   const Problem& pb = *task.problem;
   const int D = pb.num_devices(), N = task.prep.coarse.num_groups();
-  if (!cfg.init_policy.empty() || cfg.imitate_steps <= 0 || D < 2 || task.mask ||
-      task.reward->objective() != Objective::simulator)
-    return;
   Placement start = make_heft_placer()->place(pb, PlaceOptions{});
   const Evaluation e = task.reward->evaluate(start);
-  ++ts.evaluations;
-  if (!e.feasible || e.latency >= task.reference.latency) start.assign(pb.num_ops(), task.reference.device);
-  std::vector<float> target(static_cast<std::size_t>(N) * D, static_cast<float>((1 - cfg.imitate_share) / (D - 1)));
+  if (!counted) ++ts.evaluations;
+  Start s;
+  s.heft_gain = e.feasible ? 1 - e.latency / task.reference.latency : 0;
+  if (s.heft_gain <= 0) start.assign(pb.num_ops(), task.reference.device);
+  std::vector<int>& node_device = s.node_device;
+  node_device.resize(N);
   for (int g = 0; g < N; ++g) {
     std::vector<int> votes(D, 0);
     for (int op : task.prep.coarse.members[g]) ++votes[start[op]];
-    const int d = static_cast<int>(std::max_element(votes.begin(), votes.end()) - votes.begin());
-    target[static_cast<std::size_t>(g) * D + d] = static_cast<float>(cfg.imitate_share);
+    node_device[g] = static_cast<int>(std::max_element(votes.begin(), votes.end()) - votes.begin());
   }
+  return s;
+}
+
+// HsdagConfig::imitate_steps: the untrained policy learns to give `node_device` imitate_share
+// probability at every coarse node, by Adam steps on the cross-entropy to that soft target.
+void imitate_start(HsdagNet& net, const Task& task, const std::vector<int>& node_device, const HsdagConfig& cfg) {
+  const int D = task.problem->num_devices(), N = task.prep.coarse.num_groups();
+  std::vector<float> target(static_cast<std::size_t>(N) * D, static_cast<float>((1 - cfg.imitate_share) / (D - 1)));
+  for (int g = 0; g < N; ++g) target[static_cast<std::size_t>(g) * D + node_device[g]] = static_cast<float>(cfg.imitate_share);
   const torch::Tensor t = torch::from_blob(target.data(), {N, D}, torch::kFloat);
   torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
   net->train();
@@ -505,6 +558,18 @@ void imitate_start(HsdagNet& net, Task& task, TaskState& ts, const HsdagConfig& 
     loss.backward();
     opt.step();
   }
+}
+
+// Sets up what HsdagConfig::imitate_steps and ::demonstration ask for (simulator objective, no
+// feasibility mask, two or more devices; imitation only for a fresh, untrained policy).
+void start_from_heft(HsdagNet& net, Task& task, TaskState& ts, const HsdagConfig& cfg, bool resumed) {
+  const bool imitate = cfg.imitate_steps > 0 && cfg.init_policy.empty() && !resumed;
+  if ((!imitate && !cfg.demonstration) || task.problem->num_devices() < 2 || task.mask ||
+      task.reward->objective() != Objective::simulator)
+    return;
+  const Start start = start_devices(task, ts, resumed);
+  if (imitate) imitate_start(net, task, start.node_device, cfg);
+  if (cfg.demonstration && start.heft_gain > cfg.demonstration_margin) task.demo_node_device = start.node_device;
 }
 
 HsdagNet make_policy_net(const Prepared& prep, int devices, const HsdagConfig& cfg) {
@@ -529,7 +594,8 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   if (cfg.resume && !cfg.checkpoint_dir.empty()) load_hsdag_checkpoint(cfg.checkpoint_dir, net, opt, st, prep);
   const bool resumed = st.episode > 0;
   Task task = make_task(problem, reward, std::move(prep), st.task, resumed, cfg.feasibility_mask);
-  if (!resumed) lean_to_reference(net, task, cfg), imitate_start(net, task, st.task, cfg);
+  if (!resumed) lean_to_reference(net, task, cfg);
+  start_from_heft(net, task, st.task, cfg, resumed);
 
   int run_episodes = 0;
   SettledWatch watch(cfg.pg);
