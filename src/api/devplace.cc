@@ -98,10 +98,10 @@ std::function<void(const EpisodeLog&)> progress_of(const TrainOptions& options, 
 // onto a TrainingRun with each method's own defaults.
 TrainSummary train(const Workload& w, const TrainOptions& options) {
   TrainingRun run;
-  run.algo = options.algorithm;
+  run.learner = learner_from_name(options.algorithm, &run.peer.algo);
   run.objective = options.objective;
   int episodes = 0;
-  if (run.algo == "learned") {
+  if (run.learner == Learner::learned) {
     run.learned_policy = options.policy;
     if (options.episodes > 0) run.learned_updates = options.episodes;
     if (options.samples > 0) run.learned_samples = options.samples;
@@ -109,7 +109,7 @@ TrainSummary train(const Workload& w, const TrainOptions& options) {
     run.learned_tuning = tuning_from_name(options.tuning);
     run.learned_save_policy = options.save_policy;
     episodes = run.learned_updates;
-  } else if (run.algo == "hsdag") {
+  } else if (run.learner == Learner::hsdag) {
     run.hsdag = hsdag_preset(options.preset);
     if (options.episodes > 0) run.hsdag.episodes = options.episodes;
     if (options.samples > 0) run.hsdag.samples = options.samples;

@@ -172,7 +172,7 @@ void add_train_command(CLI::App& app) {
     const Problem& pb = *ctx->problem;
     const bool hsdag = a->algo == "hsdag", learned = a->algo == "learned";
     TrainingRun run;
-    run.algo = a->algo;
+    run.learner = learner_from_name(a->algo, &run.peer.algo);
     if (learned) {
       run.learned_policy = a->policy;
       if (a->episodes >= 0) run.learned_updates = a->episodes;
@@ -200,7 +200,6 @@ void add_train_command(CLI::App& app) {
       for (const auto& o : a->overrides) apply_hsdag_override(cfg, o);
     } else if (!learned) {
       PeerConfig& cfg = run.peer;
-      cfg.algo = peer_method(a->algo);
       if (a->episodes >= 0) cfg.episodes = a->episodes;
       if (a->samples > 0) cfg.samples = a->samples;
       cfg.seed = a->seed;

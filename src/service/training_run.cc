@@ -11,8 +11,22 @@
 
 namespace devplace {
 
+Learner learner_from_name(const std::string& name, PeerMethod* peer) {
+  if (name == "hsdag") return Learner::hsdag;
+  if (name == "learned") return Learner::learned;
+  try {
+    const PeerMethod m = peer_method(name);
+    if (peer) *peer = m;
+    return Learner::peer;
+  } catch (const Error&) {
+    throw Error("", name, "train: the algorithm must be hsdag, learned, rnn, hierarchical or placeto",
+                ErrorKind::not_found);
+  }
+}
+
 void check_training_run(const TrainingRun& run, bool measured) {
-  const bool hsdag = run.algo == "hsdag", learned = run.algo == "learned";
+  const bool hsdag = run.learner == Learner::hsdag, learned = run.learner == Learner::learned;
+  const bool placeto = run.learner == Learner::peer && run.peer.algo == PeerMethod::placeto;
   if (run.executor && run.remote_measurements)
     throw Error("", "", "measure on the local executor or on replicas, not both");
   if (run.remote_measurements && run.confirm_runs > 0)
@@ -24,12 +38,10 @@ void check_training_run(const TrainingRun& run, bool measured) {
   if (measured && !run.also.empty()) throw Error("", "", "--also trains on the simulator; drop --reward measured");
   if (run.objective == Objective::tarnawski && (measured || !run.also.empty()))
     throw Error("", "", "--objective tarnawski trains on their latency model: drop --reward measured and --also");
-  if (!hsdag && !learned && run.algo != "placeto" &&
+  if (!hsdag && !learned && !placeto &&
       (!run.also.empty() || !run.peer.init_policy.empty() || !run.peer.save_policy.empty()))
-    throw Error("", run.algo, "more graphs (--also) and a policy to start from or save need hsdag, learned or placeto");
-  if (!hsdag && !learned && run.algo != "placeto" && run.algo != "rnn" && run.algo != "hierarchical")
-    throw Error("", run.algo, "train: the algorithm must be hsdag, learned, rnn, hierarchical or placeto",
-                ErrorKind::not_found);
+    throw Error("", peer_method_name(run.peer.algo),
+                "more graphs (--also) and a policy to start from or save need hsdag, learned or placeto");
   if ((hsdag && run.hsdag.resume && run.hsdag.checkpoint_dir.empty()) ||
       (!hsdag && !learned && run.peer.resume && run.peer.checkpoint_dir.empty()))
     throw Error("", "", "resuming (--resume) needs a checkpoint folder (--checkpoint DIR)");
@@ -74,7 +86,7 @@ TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
   for (const Problem* p : run.also) other_rewards.push_back(std::make_unique<SimulatedReward>(*p));
 
   TrainingOutcome out;
-  if (run.algo == "learned") {
+  if (run.learner == Learner::learned) {
     ListPolicy policy =
         ListPolicy::load(run.learned_policy.empty() ? default_list_policy_path(run.objective) : run.learned_policy);
     ListPolicyConfig c;
@@ -104,14 +116,13 @@ TrainingOutcome run_training(const Problem& problem, const TrainingRun& run) {
     t.coarse_nodes = t.groups = ScheduleEnv(problem, run.objective).num_decisions();  // per op (unit) but constants
     t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.results = {t};
-  } else if (run.algo == "hsdag") {
+  } else if (run.learner == Learner::hsdag) {
     std::vector<RewardTask> tasks{{&problem, &reward}};
     for (std::size_t i = 0; i < run.also.size(); ++i) tasks.push_back({run.also[i], other_rewards[i].get()});
     out.results = tasks.size() > 1 ? train_hsdag_multi(tasks, run.hsdag, run.on_episode)
                                    : std::vector<TrainResult>{train_hsdag(problem, reward, run.hsdag, run.on_episode)};
   } else {
-    PeerConfig cfg = run.peer;
-    cfg.algo = peer_method(run.algo);
+    const PeerConfig& cfg = run.peer;
     std::vector<RewardTask> tasks{{&problem, &reward}};
     for (std::size_t i = 0; i < run.also.size(); ++i) tasks.push_back({run.also[i], other_rewards[i].get()});
     const std::vector<PeerResult> peers =

@@ -16,8 +16,15 @@
 
 namespace devplace {
 
+// What a training run trains: HSDAG, the fine-tuning of devplace's learned placer, or a learned
+// peer (which one: TrainingRun::peer.algo).
+enum class Learner { hsdag, learned, peer };
+// "hsdag", "learned", or a peer's name ("rnn", "hierarchical", "placeto"; then *peer is set to
+// it when given). Throws Error (not found) for another name.
+Learner learner_from_name(const std::string& name, PeerMethod* peer = nullptr);
+
 struct TrainingRun {
-  std::string algo = "hsdag";  // hsdag, a peer (rnn, hierarchical, placeto) or learned (fine-tuning)
+  Learner learner = Learner::hsdag;
   // learned: the pretrained policy to fine-tune (empty: the shipped one), updates of `samples`
   // placements each (the budget is updates x samples + 3 evaluations), seed.
   std::string learned_policy;
@@ -25,8 +32,8 @@ struct TrainingRun {
   std::uint64_t learned_seed = 1;
   ListPolicyConfig::Tuning learned_tuning = ListPolicyConfig::Tuning::expert;
   std::string learned_save_policy;  // write the fine-tuned policy here (empty: not)
-  HsdagConfig hsdag;  // used when algo == "hsdag"
-  PeerConfig peer;    // used otherwise (peer.algo is set from algo)
+  HsdagConfig hsdag;  // Learner::hsdag
+  PeerConfig peer;    // Learner::peer (peer.algo says which)
   Objective objective = Objective::simulator;
   // More graphs on the same cluster for one policy (hsdag, placeto); each is simulated.
   // REQUIRES: they outlive the call.

@@ -15,7 +15,7 @@ ErrorKind refused(const TrainingRun& run, bool measured) {
   } catch (const Error& e) {
     return e.kind();
   }
-  ADD_FAILURE() << "accepted " << run.algo;
+  ADD_FAILURE() << "accepted";
   return ErrorKind::io;
 }
 
@@ -27,17 +27,29 @@ TEST(TrainingRun, RefusesCombinationsThatCannotWork) {
   EXPECT_EQ(refused(run, false), ErrorKind::invalid_argument);
   run.hsdag.checkpoint_dir = "ckpt";
   EXPECT_NO_THROW(check_training_run(run, false));
-  run.algo = "rnn";
+  run.learner = Learner::peer, run.peer.algo = PeerMethod::rnn;
   EXPECT_EQ(refused(run, true), ErrorKind::invalid_argument);  // a measured reward trains hsdag and learned only
   run.peer.resume = true;
   EXPECT_EQ(refused(run, false), ErrorKind::invalid_argument);
   run.peer.resume = false;
   run.objective = Objective::tarnawski;
-  run.algo = "hsdag";
+  run.learner = Learner::hsdag;
   EXPECT_EQ(refused(run, true), ErrorKind::invalid_argument);
-  run.algo = "no-such-learner";
+  run.peer.init_policy = "placeto.pt", run.learner = Learner::peer;  // a start policy is Placeto's only
   run.objective = Objective::simulator;
-  EXPECT_EQ(refused(run, false), ErrorKind::not_found);
+  EXPECT_EQ(refused(run, false), ErrorKind::invalid_argument);
+  run.peer.algo = PeerMethod::placeto;
+  EXPECT_NO_THROW(check_training_run(run, false));
+  PeerMethod peer = PeerMethod::rnn;
+  EXPECT_EQ(learner_from_name("placeto", &peer), Learner::peer);
+  EXPECT_EQ(peer, PeerMethod::placeto);
+  EXPECT_EQ(learner_from_name("learned"), Learner::learned);
+  try {
+    learner_from_name("no-such-learner");
+    ADD_FAILURE() << "accepted an unknown learner";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::not_found);
+  }
 }
 
 }  // namespace
