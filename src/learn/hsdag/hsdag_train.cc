@@ -453,10 +453,10 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   for (double l : latencies)
     if (std::isfinite(l)) ml += l, ++finite;  // NaN: the demonstration
   double mr = 0;
-  for (double r : rewards) mr += r;
+  for (int k = 0; k < K; ++k) mr += k == demo_k ? 0.0 : rewards[k];
   e.mean_latency = finite ? ml / finite : kInf;
   e.best_latency = ts.best_latency;
-  e.mean_reward = mr / K;
+  e.mean_reward = mr / (demo_k >= 0 ? K - 1 : K);
   e.entropy = entropy;
   e.groups = out.groups;
   e.feasible_share = static_cast<double>(feasible) / (demo_k >= 0 ? K - 1 : K);

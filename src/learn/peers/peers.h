@@ -29,7 +29,7 @@
 
 #include "learn/representation/coarsen.h"
 #include "learn/representation/features.h"
-#include "learn/hsdag/hsdag.h"
+#include "learn/rl/training_result.h"
 #include "place/reward.h"
 #include "place/placer.h"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "learn/hsdag/hsdag.h"
+#include "learn/rl/training_result.h"
 #include "util/error.h"
 #include "util/files.h"
 

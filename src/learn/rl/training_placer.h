@@ -8,7 +8,9 @@
 #include <memory>
 #include <string>
 
-#include "learn/hsdag/hsdag.h"
+#include "learn/rl/training_result.h"
+#include "place/placer.h"
+#include "place/reward.h"
 
 namespace devplace {
 
