@@ -215,6 +215,20 @@ Placement placement_of(const Task& task, const std::vector<int>& unit_of_node, c
   return expand(task.prep.coarse, group_device);
 }
 
+// The majority device of each of `groups` groups, where item i belongs to group_of[i] and is on
+// device_of[i] (ties: the lower device index).
+std::vector<int> majority_devices(int groups, int devices, const std::vector<int>& group_of,
+                                  const std::vector<int>& device_of) {
+  std::vector<int> votes(static_cast<std::size_t>(groups) * devices, 0);
+  for (std::size_t i = 0; i < group_of.size(); ++i) ++votes[static_cast<std::size_t>(group_of[i]) * devices + device_of[i]];
+  std::vector<int> majority(groups);
+  for (int g = 0; g < groups; ++g) {
+    const auto first = votes.begin() + static_cast<std::ptrdiff_t>(g) * devices;
+    majority[g] = static_cast<int>(std::max_element(first, first + devices) - first);
+  }
+  return majority;
+}
+
 // Up to cfg.pg.update_epochs optimiser steps on one batch, with the grouping it was sampled in;
 // stops once the policy has moved more than target_kl (mean per decision) from the sampling one.
 void clipped_updates(HsdagNet& net, torch::optim::Adam& opt, const Task& task, const NetOutput& sampled,
@@ -404,15 +418,11 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
     const float* pr = probs.data_ptr<float>();
     std::vector<int64_t> actions(static_cast<std::size_t>(K) * U);
     std::vector<Placement> batch;
-    const bool demo = !task.demo_node_device.empty() && K > 1;
     for (int k = 0; k < K; ++k) {
       int64_t* a = &actions[static_cast<std::size_t>(k) * U];
-      if (demo && k == K - 1) {  // each unit on its nodes' majority device of the demonstration
-        std::vector<int> votes(static_cast<std::size_t>(U) * D, 0);
-        for (std::size_t v = 0; v < out.unit_of_node.size(); ++v)
-          ++votes[static_cast<std::size_t>(out.unit_of_node[v]) * D + task.demo_node_device[v]];
-        for (int u = 0; u < U; ++u)
-          a[u] = std::max_element(votes.begin() + u * D, votes.begin() + (u + 1) * D) - (votes.begin() + u * D);
+      if (k == demo_k) {  // each unit on its nodes' majority device of the demonstration
+        const std::vector<int> unit_device = majority_devices(U, D, out.unit_of_node, task.demo_node_device);
+        std::copy(unit_device.begin(), unit_device.end(), a);
         batch.push_back(placement_of(task, out.unit_of_node, a));
         continue;
       }
@@ -526,20 +536,13 @@ struct Start {
 };
 Start start_devices(Task& task, TaskState& ts, bool counted) {
   const Problem& pb = *task.problem;
-  const int D = pb.num_devices(), N = task.prep.coarse.num_groups();
   Placement start = make_heft_placer()->place(pb, PlaceOptions{});
   const Evaluation e = task.reward->evaluate(start);
   if (!counted) ++ts.evaluations;
   Start s;
   s.heft_gain = e.feasible ? 1 - e.latency / task.reference.latency : 0;
   if (s.heft_gain <= 0) start.assign(pb.num_ops(), task.reference.device);
-  std::vector<int>& node_device = s.node_device;
-  node_device.resize(N);
-  for (int g = 0; g < N; ++g) {
-    std::vector<int> votes(D, 0);
-    for (int op : task.prep.coarse.members[g]) ++votes[start[op]];
-    node_device[g] = static_cast<int>(std::max_element(votes.begin(), votes.end()) - votes.begin());
-  }
+  s.node_device = majority_devices(task.prep.coarse.num_groups(), pb.num_devices(), task.prep.coarse.group_of_op, start);
   return s;
 }
 
