@@ -56,6 +56,13 @@ struct HsdagConfig {
   // regroups the graph, moved more than this mean KL per coarse node from the one sampled
   // (the clip sees only the batch's grouping); 0 = off (the paper).
   double reparse_kl = 0.1;
+  // Beyond the paper (chained_decisions.h): every coarse node decides given its main parent's
+  // device, with this log-odds bonus for staying on it, so samples are regions on one device
+  // rather than independent choices; the policy's own placement is the most likely joint one.
+  // With D devices and no preference, a node stays with probability e^stay / (e^stay + D - 1)
+  // (0.88 on two devices). 0 = off (independent decisions, the paper's). Not under a
+  // feasibility mask (the Tarnawski objective), which decides node by node.
+  double stay = 2;
   RewardKind reward = RewardKind::speedup;  // policy_gradient.h: speed-up over the best single device, or 1 ms / latency
   double overflow_penalty = 1.0;   // infeasible: reward -this * (1 + Evaluation::violation)
   // Under the Tarnawski objective, sample only feasible placements: coarse nodes decide in

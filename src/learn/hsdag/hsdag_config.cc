@@ -28,6 +28,7 @@ HsdagConfig hsdag_preset(const std::string& name) {
     c.features = FeatureOptions{};
     c.refine_evals = 0;
     c.reparse_kl = 0;
+    c.stay = 0;
     return c;
   }
   throw Error("", "", "unknown HSDAG preset '" + name + "' (known: default, paper)", ErrorKind::not_found);
@@ -127,6 +128,8 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     c.imitate_share = num();
   else if (key == "start")
     c.start_share = num();
+  else if (key == "stay")
+    c.stay = num();
   else if (key == "reparse_kl")
     c.reparse_kl = num();
   else if (key == "tarnawski_chains")
@@ -139,7 +142,7 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
                     "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, imitate_steps, demonstration, "
                     "demonstration_margin, "
                     "imitate_share, "
-                    "tarnawski_chains, reparse_kl)", ErrorKind::not_found);
+                    "tarnawski_chains, reparse_kl, stay)", ErrorKind::not_found);
 }
 
 }  // namespace devplace

@@ -11,6 +11,7 @@
 
 #include "learn/rl/archive_io.h"
 #include "learn/representation/contiguity_mask.h"
+#include "learn/hsdag/chained_decisions.h"
 #include "learn/hsdag/hsdag.h"
 #include "learn/hsdag/hsdag_net.h"
 #include "learn/rl/ppo.h"
@@ -28,6 +29,7 @@ struct Prepared {
   FeatureMatrix features;
   GraphTensors graph;
   torch::Tensor x;
+  std::vector<int> parent;  // every coarse node's main parent (HsdagConfig::stay)
 };
 
 Prepared prepare(const Problem& problem, const HsdagConfig& cfg) {
@@ -39,6 +41,7 @@ Prepared prepare(const Problem& problem, const HsdagConfig& cfg) {
     for (int v : p.coarse.succs[u]) edges.push_back({u, v});
   p.graph = GraphTensors::build(p.coarse.num_groups(), std::move(edges));
   p.x = torch::from_blob(p.features.data.data(), {p.features.rows, p.features.cols}, torch::kFloat).clone();
+  if (cfg.stay > 0) p.parent = main_parents(problem.graph(), p.coarse);
   return p;
 }
 
@@ -61,6 +64,7 @@ void check_config(const HsdagConfig& c) {
     throw Error("", "", "HSDAG: start must be 0 (off) or in (0, 1)");
   if (c.imitate_steps > 0 && !(c.imitate_share > 0 && c.imitate_share < 1))
     throw Error("", "", "HSDAG: imitate_share must be in (0, 1)");
+  if (!(c.stay >= 0)) throw Error("", "", "HSDAG: stay must be non-negative (0: off)");
   if (c.pg.update_epochs < 1 || !(c.pg.advantage_floor > 0) || !(c.pg.clip > 0))
     throw Error("", "", "HSDAG: epochs must be at least 1, floor and clip positive");
 }
@@ -327,6 +331,49 @@ void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const Ne
   });
 }
 
+// One batch of chained decisions (HsdagConfig::stay, no feasibility mask): every coarse node
+// draws its device from its unit's logits plus `stay` on its main parent's device; the update
+// scores each sample's decisions given the parents' devices it drew. The demonstration (demo_k
+// >= 0) is the batch's last placement, its advantage clipped at zero.
+void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const NetOutput& out, std::mt19937_64& rng,
+                     const HsdagConfig& cfg, double entropy_weight, int demo_k,
+                     const std::function<void(std::vector<Placement>)>& score, const std::vector<double>& rewards,
+                     double& kl, double& entropy) {
+  const int D = task.problem->num_devices(), K = cfg.samples, N = task.prep.coarse.num_groups();
+  const std::vector<int>& parent = task.prep.parent;
+  const torch::Tensor logits = out.logits.contiguous();
+  std::vector<int64_t> actions(static_cast<std::size_t>(K) * N);
+  std::vector<float> bonus(static_cast<std::size_t>(K) * N * D, 0.0f);  // `stay` on each parent's device
+  std::vector<Placement> batch;
+  for (int k = 0; k < K; ++k) {
+    const std::vector<int> device =
+        k == demo_k ? task.demo_node_device
+                    : sample_chained(logits.data_ptr<float>(), out.unit_of_node, parent, D, cfg.stay, rng);
+    for (int v = 0; v < N; ++v) {
+      const std::size_t i = static_cast<std::size_t>(k) * N + v;
+      actions[i] = device[v];
+      if (parent[v] >= 0) bonus[i * D + device[parent[v]]] = static_cast<float>(cfg.stay);
+    }
+    batch.push_back(expand(task.prep.coarse, device));
+  }
+  score(std::move(batch));
+  std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
+  if (demo_k >= 0) adv[demo_k] = std::max(adv[demo_k], 0.0f);
+  auto a = torch::from_blob(actions.data(), {K, N}, torch::kLong);
+  auto adv_t = torch::from_blob(adv.data(), {K}, torch::kFloat);
+  auto bonus_t = torch::from_blob(bonus.data(), {K, N, D}, torch::kFloat);
+  const torch::Tensor rows = unit_rows(out);
+  auto logp_of = [&](const torch::Tensor& l) { return torch::log_softmax(l.index_select(0, rows).unsqueeze(0) + bonus_t, 2); };
+  torch::Tensor old_logp;
+  {
+    torch::NoGradGuard no_grad;
+    old_logp = logp_of(out.logits);
+  }
+  clipped_updates(net, opt, task, out, cfg, kl, entropy, [&](const NetOutput& now, double& k, double& h) {
+    return ppo_loss_per_sample(logp_of(now.logits), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, k, h);
+  });
+}
+
 // Every coarse node's device log-probabilities under `out` ([nodes, devices]): comparable
 // across groupings, where the decision units are not.
 torch::Tensor node_log_probs(const NetOutput& out) {
@@ -412,6 +459,8 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   }
   if (task.mask) {
     masked_episode(net, opt, task, out, unif, rng, cfg, entropy_weight, score, rewards, kl, entropy);
+  } else if (cfg.stay > 0) {
+    chained_episode(net, opt, task, out, rng, cfg, entropy_weight, demo_k, score, rewards, kl, entropy);
   } else {
     const int U = static_cast<int>(out.logits.size(0));  // decision units
     auto probs = old_logp.exp().contiguous();
@@ -492,6 +541,10 @@ TrainResult finish_task(HsdagNet& net, Task& task, TaskState& ts, const HsdagCon
                                                           if (((ok >> d) & 1) && (best < 0 || p[d] > p[best])) best = d;
                                                         return best;
                                                       }));
+  } else if (cfg.stay > 0) {
+    const torch::Tensor logits = out.logits.contiguous();
+    r.greedy = expand(task.prep.coarse, most_likely_chained(logits.data_ptr<float>(), out.unit_of_node,
+                                                            task.prep.parent, task.problem->num_devices(), cfg.stay));
   } else {
     const torch::Tensor best_dev = out.logits.argmax(1).contiguous();
     r.greedy = placement_of(task, out.unit_of_node, best_dev.data_ptr<int64_t>());

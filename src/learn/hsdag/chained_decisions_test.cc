@@ -1,0 +1,113 @@
+// Chained decisions: the main parent is the heaviest predecessor; the most likely assignment is
+// the brute-force maximum of the joint probability; samples stay on the parent's device as
+// often as the model says.
+#include "learn/hsdag/chained_decisions.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace devplace {
+namespace {
+
+// Op `name` reading the outputs of `inputs`, its output `elements` floats long.
+void add_op(Graph& g, const std::string& name, std::vector<std::string> inputs, std::int64_t elements) {
+  Op o;
+  o.name = name;
+  o.type = "Relu";
+  if (inputs.empty()) {
+    const int in = g.tensor_id(name + ":in");
+    g.tensor(in).is_graph_input = true;
+    g.tensor(in).shape = {1};
+    o.inputs.push_back(in);
+  }
+  for (const auto& i : inputs) o.inputs.push_back(g.tensor_id(i + ":0"));
+  const int out = g.tensor_id(name + ":0");
+  g.tensor(out).shape = {elements};
+  o.outputs = {out};
+  g.add_op(o);
+}
+
+TEST(ChainedDecisions, TheMainParentIsThePredecessorThatSendsTheMostBytes) {
+  Graph g("test", "test.onnx");
+  add_op(g, "A", {}, 1000);         // a wide activation
+  add_op(g, "B", {"A"}, 4);         // a squeeze-excitation-like side branch: tiny output
+  add_op(g, "C", {"A", "B"}, 1000);  // reads both: A's tensor is the heavy one
+  add_op(g, "D", {"C"}, 1000);
+  add_op(g, "E", {"B", "D"}, 1000);  // D sends 4,000 bytes, B 16
+  g.finalize();
+  CoarsenOptions none{.merge_single_predecessor = false, .colocate = false};
+  const Coarsening c = coarsen(g, none);
+  const std::vector<int> parent = main_parents(g, c);
+  auto group = [&](const char* op) { return c.group_of_op[g.find_op(op)]; };
+  EXPECT_EQ(parent[group("A")], -1);
+  EXPECT_EQ(parent[group("B")], group("A"));
+  EXPECT_EQ(parent[group("C")], group("A"));
+  EXPECT_EQ(parent[group("D")], group("C"));
+  EXPECT_EQ(parent[group("E")], group("D"));
+  for (int v = 0; v < c.num_groups(); ++v) EXPECT_LT(parent[v], v);
+}
+
+// The joint log-probability of an assignment under the chained model.
+double joint(const std::vector<float>& logits, const std::vector<int>& parent, int D, double stay,
+             const std::vector<int>& device) {
+  double total = 0;
+  std::vector<double> lp(D);
+  for (std::size_t v = 0; v < device.size(); ++v) {
+    chained_log_probs(&logits[v * D], D, stay, parent[v] < 0 ? -1 : device[parent[v]], lp.data());
+    total += lp[device[v]];
+  }
+  return total;
+}
+
+TEST(ChainedDecisions, TheMostLikelyAssignmentIsTheJointMaximum) {
+  // A forest of 7 nodes (two roots), 3 devices: enumerate all 3^7 assignments.
+  const std::vector<int> parent{-1, 0, 0, -1, 1, 3, 5};
+  const int N = 7, D = 3;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<float> noise(0.0f, 1.5f);
+  std::vector<int> row_of(N);
+  for (int v = 0; v < N; ++v) row_of[v] = v;
+  for (const double stay : {0.0, 0.7, 2.0, 5.0}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      std::vector<float> logits(N * D);
+      for (float& l : logits) l = noise(rng);
+      const std::vector<int> got = most_likely_chained(logits.data(), row_of, parent, D, stay);
+      double best = -INFINITY;
+      std::vector<int> a(N, 0);
+      for (int code = 0; code < 2187; ++code) {
+        for (int v = 0, c = code; v < N; ++v, c /= D) a[v] = c % D;
+        best = std::max(best, joint(logits, parent, D, stay, a));
+      }
+      EXPECT_NEAR(joint(logits, parent, D, stay, got), best, 1e-9) << "stay " << stay << " trial " << trial;
+    }
+  }
+}
+
+TEST(ChainedDecisions, SamplesStayOnTheParentsDeviceAsOftenAsTheModelSays) {
+  // A chain of 200 nodes with no preference of their own, on two devices: each stays with
+  // probability e^stay / (e^stay + 1), 0.881 for stay 2.
+  const int N = 200, D = 2;
+  std::vector<int> parent(N), row_of(N, 0);
+  for (int v = 0; v < N; ++v) parent[v] = v - 1;
+  const std::vector<float> logits{0.0f, 0.0f};
+  std::mt19937_64 rng(1);
+  long long stays = 0, decisions = 0, first_on_one = 0;
+  for (int k = 0; k < 200; ++k) {
+    const std::vector<int> d = sample_chained(logits.data(), row_of, parent, D, 2.0, rng);
+    first_on_one += d[0];
+    for (int v = 1; v < N; ++v) stays += d[v] == d[v - 1], ++decisions;
+  }
+  EXPECT_NEAR(static_cast<double>(stays) / decisions, std::exp(2.0) / (std::exp(2.0) + 1), 0.01);
+  EXPECT_NEAR(first_on_one / 200.0, 0.5, 0.1);  // the root has no parent: its own logits only
+  // Without the bonus every node decides alone.
+  stays = decisions = 0;
+  for (int k = 0; k < 200; ++k) {
+    const std::vector<int> d = sample_chained(logits.data(), row_of, parent, D, 0.0, rng);
+    for (int v = 1; v < N; ++v) stays += d[v] == d[v - 1], ++decisions;
+  }
+  EXPECT_NEAR(static_cast<double>(stays) / decisions, 0.5, 0.01);
+}
+
+}  // namespace
+}  // namespace devplace
