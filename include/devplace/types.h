@@ -40,6 +40,8 @@ struct LearnedPlacerOptions {
   std::int64_t polish_evals = -1;  // hsdag+polish: annealing evaluations after training
 };
 
+class Reward;  // library-internal (src/place/reward.h): how a placement is evaluated
+
 // How a placer is asked to work: what every placer reads, then one struct per family.
 struct PlaceOptions {
   Objective objective = Objective::simulator;
@@ -50,6 +52,10 @@ struct PlaceOptions {
   // Wall-clock seconds for searches (local search, exact, tarnawski-dp); 0 = none, the
   // evaluation budget decides.
   double time_budget_s = 0;
+  // What searches and learned placers evaluate placements with, and count them on (compare
+  // passes a counting one); null: each makes its own for `objective`. Must judge under
+  // `objective`. Not owned; outlives the call.
+  Reward* reward = nullptr;
   HeteroOptions hetero;
   LearnedPlacerOptions learned;
 };

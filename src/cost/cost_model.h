@@ -9,7 +9,6 @@
 // Details and calibration: docs/design/cost-model.md.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -23,24 +22,6 @@
 namespace devplace {
 
 constexpr double kInfeasibleTime = std::numeric_limits<double>::infinity();
-
-// How many placements have been evaluated in full against one Problem (simulations, Tarnawski
-// latencies), so that a caller can state what a placer cost. Thread-safe; a copy starts from
-// the count it copies.
-class EvaluationCount {
- public:
-  EvaluationCount() = default;
-  EvaluationCount(const EvaluationCount& other) : n_(other.get()) {}
-  EvaluationCount& operator=(const EvaluationCount& other) {
-    n_.store(other.get(), std::memory_order_relaxed);
-    return *this;
-  }
-  void add() const { n_.fetch_add(1, std::memory_order_relaxed); }
-  std::int64_t get() const { return n_.load(std::memory_order_relaxed); }
-
- private:
-  mutable std::atomic<std::int64_t> n_{0};
-};
 
 class Problem {
  public:
@@ -137,9 +118,6 @@ class Problem {
   // Seconds the kernel of `op` runs on device `d` by the roofline, its launch left out (0 for ops
   // without a kernel): what an asynchronous device's stream spends on it before scaling.
   double kernel_time(int op, int d) const { return kernel_time_[static_cast<std::size_t>(op) * num_devices_ + d]; }
-  // Placements evaluated against this problem so far (the simulator and the Tarnawski
-  // evaluator count each full evaluation).
-  const EvaluationCount& evaluations() const { return evaluations_; }
 
  private:
   // Fills fusion_parent_ and standalone_time_ and lowers op_time_ where ops fuse.
@@ -160,7 +138,6 @@ class Problem {
   std::vector<char> measured_link_;  // the cost table's links: latency + bytes / bandwidth always
   std::optional<Execution> execution_;
   std::vector<double> kernel_time_;
-  EvaluationCount evaluations_;
 };
 
 // The roofline time of one op on one device, without any table override or fusion.

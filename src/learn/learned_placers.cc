@@ -88,8 +88,8 @@ class LearnedListPlacer : public Placer {
       return policy.greedy(p, o.objective);
     const long long budget =
         o.eval_budget > 0 ? o.eval_budget : c_.fine_tunes() ? defaults.tuning_budget : defaults.search_budget;
-    const std::unique_ptr<Reward> reward = make_reward(p, o.objective);
-    CountingReward counted(*reward);
+    SearchReward search(p, o);
+    CountingReward counted(search.reward());
     const long long for_start = c_.split == BudgetSplit::half      ? std::max(1LL, budget / 2)
                                 : c_.split == BudgetSplit::an_eighth ? discrepancy_moves_decoding(static_cast<int>(budget))
                                                                      : budget;

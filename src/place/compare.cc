@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "place/reward.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -30,11 +31,15 @@ ComparisonRow run_placer(const Problem& problem, const std::string& name, const 
   row.algorithm = name;
   try {
     auto placer = make();
+    // The placer evaluates through this reward (unless the caller passed its own), which counts.
+    SearchReward search(problem, options);
+    CountingReward counted(search.reward());
+    PlaceOptions counted_options = options;
+    counted_options.reward = &counted;
     auto t0 = std::chrono::steady_clock::now();
-    const std::int64_t evaluated = problem.evaluations().get();
-    row.placement = placer->place(problem, options);
+    row.placement = placer->place(problem, counted_options);
     row.place_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    row.evaluations = problem.evaluations().get() - evaluated;
+    row.evaluations = counted.count();
     row.verdict = judge(problem, row.placement, options.objective);
   } catch (const std::exception& e) {
     row.error = e.what();

@@ -16,8 +16,8 @@ struct ComparisonRow {
   Placement placement;
   Verdict verdict;
   double place_seconds = 0;  // wall time of the placer
-  // Placements the placer evaluated in full (Problem::evaluations() during place()); the
-  // verdict's own evaluation is not counted.
+  // Placements the placer evaluated in full (through PlaceOptions::reward, which run_placer
+  // sets to a counting one); the verdict's own evaluation is not counted.
   std::int64_t evaluations = 0;
   std::string error;         // set when the placer refused (e.g. exact on a large graph)
 };

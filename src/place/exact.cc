@@ -26,6 +26,7 @@
 #include <numeric>
 
 #include "place/placer.h"
+#include "place/reward.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -267,7 +268,8 @@ class Exact : public Placer {
                   "exact placement handles at most " + std::to_string(kMaxOps) + " ops; this graph has " +
                       std::to_string(n) + " (use local-search)");
     if (n == 0) return {};
-    ObjectiveFn score = make_objective(p, o.objective);
+    SearchReward reward(p, o);
+    ObjectiveFn score = reward.score();
     // Incumbent: the better of local search and HEFT, else everything on device 0.
     Placement best(n, 0);
     double best_cost = score(best);

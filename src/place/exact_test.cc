@@ -10,6 +10,7 @@
 #include <map>
 
 #include "place/placer.h"
+#include "place/reward.h"
 #include "place/small_graphs.h"
 #include "sim/simulator.h"
 #include "util/error.h"
@@ -116,7 +117,8 @@ TEST(Exact, DISABLED_SolveTimes) {
 TEST(Exact, TarnawskiObjectiveByEnumeration) {
   auto sp = make_small_problem({.ops = 8, .devices = 2, .seed = 4});
   const Problem& p = *sp->problem;
-  ObjectiveFn score = make_objective(p, Objective::tarnawski);
+  const std::unique_ptr<Reward> reward = make_reward(p, Objective::tarnawski);
+  ObjectiveFn score = [&](const Placement& pl) { return reward->latency(pl); };
   PlaceOptions o;
   o.objective = Objective::tarnawski;
   const Placement pl = make_exact_placer()->place(p, o);

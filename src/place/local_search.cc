@@ -19,6 +19,7 @@
 #include <random>
 
 #include "place/placer.h"
+#include "place/reward.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -36,7 +37,8 @@ class LocalSearch : public Placer {
   Placement place(const Problem& p, const PlaceOptions& o) override {
     const int n = p.num_ops(), D = p.num_devices();
     if (n == 0) return {};
-    ObjectiveFn score = make_objective(p, o.objective);
+    SearchReward reward(p, o);
+    ObjectiveFn score = reward.score();
     Placement cur = best_start(p, o, score);
     if (D == 1) return cur;
     return anneal(p, o, score, std::move(cur));

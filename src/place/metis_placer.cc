@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "place/placer.h"
+#include "place/reward.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -136,7 +137,8 @@ class MetisPlacer : public Placer {
   Placement place(const Problem& p, const PlaceOptions& o) override {
     const int n = p.num_ops(), D = p.num_devices();
     if (n == 0) return {};
-    ObjectiveFn score = make_objective(p, o.objective);
+    SearchReward reward(p, o);
+    ObjectiveFn score = reward.score();
     // Each op's fastest capable device, where ops go when their part's device cannot run them.
     std::vector<int> fastest(n, 0);
     for (int i = 0; i < n; ++i)

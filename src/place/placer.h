@@ -69,10 +69,9 @@ std::unique_ptr<Placer> make_metis_placer();         // metis_placer.cc
 std::unique_ptr<Placer> make_local_search_placer();  // local_search.cc
 std::unique_ptr<Placer> make_exact_placer();         // exact.cc (small graphs only)
 
-// A scorer of placements under `objective`: seconds, +inf when infeasible. Owns its scratch;
-// not thread-safe. REQUIRES: problem outlives it.
+// A scorer of placements: seconds, +inf when infeasible (SearchReward::score in reward.h makes
+// one from a Reward, which counts what it evaluates).
 using ObjectiveFn = std::function<double(const Placement&)>;
-ObjectiveFn make_objective(const Problem& problem, Objective objective);
 
 Verdict judge(const Problem& problem, const Placement& placement, Objective objective);
 

@@ -4,6 +4,7 @@
 #include "io/model.h"
 #include "place/compare.h"
 #include "place/placer.h"
+#include "place/reward.h"
 #include "util/error.h"
 
 namespace devplace {
@@ -48,8 +49,8 @@ TEST(PlacerRegistry, MakesClassicalSingleDeviceAndAddedPlacersAndNamesTheKnownOn
   EXPECT_EQ(seen_episodes, 7);
 }
 
-// compare's rows say what each placer cost: every full evaluation of a placement is counted,
-// the row's own verdict is not.
+// compare's rows say what each placer cost: every evaluation through the reward it hands the
+// placer is counted, the row's own verdict is not.
 TEST(Compare, CountsThePlacersEvaluations) {
   Model m = load_model("resnet50");
   Problem pb(m.graph, load_cluster("paper"));
@@ -63,9 +64,29 @@ TEST(Compare, CountsThePlacersEvaluations) {
   EXPECT_GE(c.rows[2].evaluations, 100);
   EXPECT_LE(c.rows[2].evaluations, 100 + 20);
   EXPECT_EQ(c.rows[3].evaluations, 100);  // the best of 100 random placements
-  const std::int64_t before = pb.evaluations().get();
-  (void)judge(pb, Placement(pb.num_ops(), 0), Objective::simulator);
-  EXPECT_EQ(pb.evaluations().get(), before + 1);
+}
+
+// Searches evaluate through the caller's reward when it passes one (so it sees every
+// evaluation), and refuse one that judges under another objective than the options'.
+TEST(Compare, SearchesEvaluateThroughTheCallersReward) {
+  Model m = load_model("resnet50");
+  Problem pb(m.graph, load_cluster("paper"));
+  SimulatedReward mine(pb);
+  PlaceOptions o;
+  o.eval_budget = 50;
+  o.reward = &mine;
+  make_placer("random-best")->place(pb, o);
+  EXPECT_EQ(mine.evaluations(), 50);
+  make_placer("local-search")->place(pb, o);
+  EXPECT_GE(mine.evaluations(), 100);
+  EXPECT_LE(mine.evaluations(), 100 + 20);  // and the starts it compares first
+  o.objective = Objective::tarnawski;
+  try {
+    make_placer("random-best")->place(pb, o);
+    FAIL() << "a simulator reward under the Tarnawski objective was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::invalid_argument);
+  }
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "place/tarnawski_objective.h"
+#include "place/tarnawski_placers.h"
 #include "util/error.h"
 
 namespace devplace {
@@ -39,6 +40,12 @@ Evaluation SimulatedReward::evaluate(const Placement& placement) {
   return {s.makespan, false, over, std::max(1e-6, static_cast<double>(over) / weight_bytes_)};
 }
 
+double SimulatedReward::latency(const Placement& placement) {
+  ++evaluations_;
+  evaluated_.insert(placement_hash(placement));
+  return sim_.makespan(placement);
+}
+
 std::optional<Schedule> SimulatedReward::trace(const Placement& placement) {
   if (!evaluated_.count(placement_hash(placement)))
     throw Error("", "", "SimulatedReward::trace: a placement it never evaluated (a trace costs an evaluation first)");
@@ -62,29 +69,45 @@ SingleDeviceReference best_single_device(const Problem& problem, Reward& reward)
 
 namespace {
 
-class ObjectiveReward : public Reward {
+// Tarnawski et al.'s latency model as a reward; one evaluator (and its scratch) for all calls.
+class TarnawskiReward : public Reward {
  public:
-  ObjectiveReward(const Problem& p, Objective o) : problem_(p), objective_(o), fn_(make_objective(p, o)) {}
-  std::string name() const override { return "objective"; }
-  Objective objective() const override { return objective_; }
+  explicit TarnawskiReward(const Problem& p) : problem_(p), evaluator_(p) {}
+  std::string name() const override { return "tarnawski"; }
+  Objective objective() const override { return Objective::tarnawski; }
   Evaluation evaluate(const Placement& p) override {
-    const double l = fn_(p);
+    const double l = evaluator_.latency(p);
     if (std::isfinite(l)) return {l, true, 0, 0};
-    double v = objective_ == Objective::tarnawski ? tarnawski_violation(problem_, p) : 1.0;
-    return {l, false, 0, std::max(v, 1.0 / std::max(1, problem_.num_ops()))};
+    return {l, false, 0, std::max(tarnawski_violation(problem_, p), 1.0 / std::max(1, problem_.num_ops()))};
   }
+  double latency(const Placement& p) override { return evaluator_.latency(p); }
 
  private:
   const Problem& problem_;
-  Objective objective_;
-  ObjectiveFn fn_;
+  TarnawskiEvaluator evaluator_;
 };
 
 }  // namespace
 
 std::unique_ptr<Reward> make_reward(const Problem& problem, Objective objective) {
   if (objective == Objective::simulator) return std::make_unique<SimulatedReward>(problem);
-  return std::make_unique<ObjectiveReward>(problem, objective);
+  return std::make_unique<TarnawskiReward>(problem);
+}
+
+SearchReward::SearchReward(const Problem& problem, const PlaceOptions& options, Objective objective) {
+  if (options.reward) {
+    if (options.reward->objective() != objective)
+      throw Error(problem.graph().source(), "",
+                  std::string("this placer evaluates under ") +
+                      (objective == Objective::tarnawski ? "Tarnawski's latency model (--objective tarnawski)"
+                                                         : "the simulator (--objective sim)") +
+                      ", the reward it was given under another",
+                  ErrorKind::invalid_argument);
+    reward_ = options.reward;
+    return;
+  }
+  owned_ = make_reward(problem, objective);
+  reward_ = owned_.get();
 }
 
 }  // namespace devplace

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <unordered_set>
@@ -36,6 +37,12 @@ class Reward {
   virtual std::string name() const = 0;
   // Evaluates one placement. May be slow (real runs); called from one thread.
   virtual Evaluation evaluate(const Placement& placement) = 0;
+  // The latency alone: seconds, +inf when infeasible; one evaluation like evaluate(). A search
+  // needs no more, and a reward may skip the work of Evaluation::violation.
+  virtual double latency(const Placement& placement) {
+    const Evaluation e = evaluate(placement);
+    return e.feasible ? e.latency : std::numeric_limits<double>::infinity();
+  }
   // Evaluates several placements (result i belongs to placements[i]). The default evaluates them
   // one by one; a reward that measures on several replicas at once (dist/replica_reward.h)
   // overrides it. Trainers pass a whole batch of samples here.
@@ -60,6 +67,7 @@ class SimulatedReward : public Reward {
   explicit SimulatedReward(const Problem& problem);
   std::string name() const override { return "simulated"; }
   Evaluation evaluate(const Placement& placement) override;
+  double latency(const Placement& placement) override;
   long long evaluations() const { return evaluations_; }
   // The simulator's schedule of an evaluated placement.
   std::optional<Schedule> trace(const Placement& placement) override;
@@ -79,6 +87,10 @@ class CountingReward : public Reward {
   Evaluation evaluate(const Placement& placement) override {
     ++count_;
     return inner_.evaluate(placement);
+  }
+  double latency(const Placement& placement) override {
+    ++count_;
+    return inner_.latency(placement);
   }
   std::vector<Evaluation> evaluate_batch(const std::vector<Placement>& placements) override {
     count_ += static_cast<long long>(placements.size());
@@ -109,8 +121,28 @@ struct SingleDeviceReference {
 };
 SingleDeviceReference best_single_device(const Problem& problem, Reward& reward);
 
-// The reward a placer trains on under `objective`: the simulator, or any other objective
-// wrapped as a Reward (infeasible = +inf latency, no overflow figure).
+// The reward a placer trains on under `objective`: the simulator, or Tarnawski's latency
+// model (infeasible = +inf latency, no overflow figure).
 std::unique_ptr<Reward> make_reward(const Problem& problem, Objective objective);
+
+// The reward a search or learned placer evaluates with: the caller's (PlaceOptions::reward,
+// which then sees and counts every evaluation) or, when it passed none, its own for
+// `objective`. Throws Error (invalid argument) when the caller's judges under another objective.
+class SearchReward {
+ public:
+  SearchReward(const Problem& problem, const PlaceOptions& options, Objective objective);
+  SearchReward(const Problem& problem, const PlaceOptions& options)
+      : SearchReward(problem, options, options.objective) {}
+  Reward& reward() { return *reward_; }
+  // A scorer for the searches' ObjectiveFn: seconds, +inf when infeasible. Refers to this
+  // object, which must outlive it.
+  ObjectiveFn score() {
+    return [this](const Placement& p) { return reward_->latency(p); };
+  }
+
+ private:
+  std::unique_ptr<Reward> owned_;
+  Reward* reward_ = nullptr;
+};
 
 }  // namespace devplace

@@ -4,6 +4,7 @@
 #include <unordered_set>
 
 #include "place/list_schedule.h"
+#include "place/reward.h"
 #include "place/tarnawski_placers.h"
 #include "util/error.h"
 
@@ -148,7 +149,8 @@ class SegmentSearchPlacer : public Placer {
       throw Error(p.graph().source(), "", "segment-search: for --objective tarnawski only", ErrorKind::unsupported);
     if (p.host() < 0) throw Error(p.graph().source(), "", "segment-search: the cluster has no cpu (host) device", ErrorKind::unsupported);
     if (p.num_ops() == 0) return {};
-    ObjectiveFn score = make_objective(p, o.objective);
+    SearchReward reward(p, o);
+    ObjectiveFn score = reward.score();
     const std::int64_t budget = o.eval_budget > 0 ? o.eval_budget : 2000;
     Placement start(p.num_ops(), p.host());
     const Placement greedy = tarnawski_greedy_placement(p);

@@ -4,6 +4,7 @@
 
 #include "place/placer.h"
 #include "place/random_placement.h"
+#include "place/reward.h"
 
 namespace devplace {
 
@@ -34,12 +35,13 @@ class RandomBest : public Placer {
   std::string name() const override { return "random-best"; }
   Placement place(const Problem& p, const PlaceOptions& o) override {
     RandomPlacements draw(o.seed);
+    SearchReward reward(p, o);
     const std::int64_t n = o.eval_budget > 0 ? o.eval_budget : 64;
     Placement best;
     double best_latency = kInfeasibleTime;
     for (std::int64_t k = 0; k < n; ++k) {
       Placement pl = draw.runnable(p);
-      const double l = judge(p, pl, o.objective).latency;
+      const double l = reward.reward().latency(pl);
       if (best.empty() || l < best_latency) best_latency = l, best = std::move(pl);
     }
     return best;

@@ -92,7 +92,6 @@ Verdict TarnawskiEvaluator::evaluate(const Placement& placement) { return run(pl
 
 Verdict TarnawskiEvaluator::run(const Placement& pl, bool want_reason) {
   const Graph& g = p_.graph();
-  p_.evaluations().add();
   if (host_ < 0) throw Error(g.source(), "", "tarnawski objective: the cluster has no cpu (host) device", ErrorKind::unsupported);
   if (static_cast<int>(pl.size()) != n_)
     throw Error(g.source(), "",

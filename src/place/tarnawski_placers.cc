@@ -24,6 +24,7 @@
 #include "place/tarnawski_placers.h"
 
 #include "graph/scc.h"
+#include "place/reward.h"
 #include "util/error.h"
 
 namespace devplace {
@@ -335,7 +336,8 @@ class TarnawskiDp : public Placer {
                                                                                 static_cast<std::int64_t>(5e8 / size)));
     std::int64_t evals = 0;
     auto exhausted = [&] { return evals >= budget || out_of_time(); };
-    TarnawskiEvaluator eval(p);
+    SearchReward search(p, o, Objective::tarnawski);
+    Reward& eval = search.reward();
     const TarnawskiBlocks b = tarnawski_blocks(p);
     const std::vector<int> acc = tarnawski_accelerators(p);
 
@@ -370,7 +372,7 @@ class TarnawskiDp : public Placer {
   // move is kept only when the latency falls (infeasible = +inf, never kept).
   template <class TimeUp>
   static double hill_climb(const Problem& p, const TarnawskiBlocks& b, const std::vector<int>& acc,
-                           TarnawskiEvaluator& eval, Placement& cur, double cur_cost, std::int64_t& evals,
+                           Reward& eval, Placement& cur, double cur_cost, std::int64_t& evals,
                            std::int64_t budget, TimeUp out_of_time) {
     const int host = p.host();
     std::vector<int> cand, count(p.num_devices(), 0);

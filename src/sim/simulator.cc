@@ -440,7 +440,6 @@ bool Simulator::memory(const Placement& p, std::vector<std::int64_t>& peak, std:
 
 double Simulator::makespan(const Placement& p) {
   check(p);
-  problem_.evaluations().add();
   int bad = -1;
   if (!simulate(p, bad)) return kInfeasibleTime;
   if (!memory(p, peak_scratch_, overflow_scratch_, false)) return kInfeasibleTime;
@@ -452,7 +451,6 @@ double Simulator::makespan(const Placement& p) {
 
 Schedule Simulator::run(const Placement& p) {
   check(p);
-  problem_.evaluations().add();
   Schedule s;
   const Graph& g = problem_.graph();
   const Cluster& c = problem_.cluster();

@@ -15,9 +15,9 @@ class TrainingPlacer : public Placer {
       : name_(std::move(name)), episodes_(episodes), train_(std::move(train)), pick_(pick) {}
   std::string name() const override { return name_; }
   Placement place(const Problem& problem, const PlaceOptions& options) override {
-    std::unique_ptr<Reward> reward = make_reward(problem, options.objective);
+    SearchReward reward(problem, options);
     log::Progress progress(name_, static_cast<std::size_t>(std::max(1, episodes_)));
-    TrainResult r = train_(problem, *reward, options, [&](const EpisodeLog& e) {
+    TrainResult r = train_(problem, reward.reward(), options, [&](const EpisodeLog& e) {
       char buf[96];
       if (e.groups > 0)
         std::snprintf(buf, sizeof buf, "best %.3f ms, groups %d", e.best_latency * 1e3, e.groups);
