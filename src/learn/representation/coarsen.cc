@@ -6,6 +6,7 @@
 #include <queue>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "graph/op_costs.h"
 #include "graph/scc.h"
@@ -42,12 +43,67 @@ void sort_unique(std::vector<int>& v) {
   v.erase(std::unique(v.begin(), v.end()), v.end());
 }
 
-// The first op that produces one of op's inputs, in port order; -1 if none.
-int first_producer(const Graph& g, const Op& op) {
+// The ops that produce op's inputs, in port order, each once.
+std::vector<int> producers(const Graph& g, const Op& op) {
+  std::vector<int> out;
   for (int t : op.inputs)
-    if (int p = g.tensor(t).producer; p >= 0) return p;
-  return -1;
+    if (int p = g.tensor(t).producer; p >= 0 && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  return out;
 }
+
+// The sets of a union-find over a graph's ops (ops in topological order), with what the
+// acyclicity check of a merge needs: each set's members and its last op.
+class Sets {
+ public:
+  Sets(const Graph& g, UnionFind& uf) : g_(g), uf_(uf), members_(g.num_ops()), last_(g.num_ops()) {
+    for (int i = 0; i < g.num_ops(); ++i) members_[uf.find(i)].push_back(i);
+    for (int i = 0; i < g.num_ops(); ++i) last_[uf.find(i)] = std::max(last_[uf.find(i)], i);
+  }
+  // Merges the sets of a and b unless that would close a cycle in the quotient graph (a path
+  // from one to the other through a third set). Returns true when it merged.
+  bool unite_if_acyclic(int a, int b) {
+    a = uf_.find(a), b = uf_.find(b);
+    if (a == b || reaches(a, b) || reaches(b, a)) return false;
+    uf_.unite(a, b);
+    const int root = uf_.find(a), other = root == a ? b : a;
+    members_[root].insert(members_[root].end(), members_[other].begin(), members_[other].end());
+    members_[other].clear();
+    last_[root] = std::max(last_[root], last_[other]);
+    return true;
+  }
+
+ private:
+  // True when some set other than `from` and `to` lies on a path from `from` to `to`. Edges go
+  // forward in op order, so nothing after `to`'s last op can lead to it.
+  bool reaches(int from, int to) {
+    std::vector<int> stack;
+    seen_.clear();
+    auto visit_set_of = [&](int op) {
+      const int s = uf_.find(op);
+      if (s == from || s == to || !seen_.insert(s).second) return;
+      for (int m : members_[s]) stack.push_back(m);
+    };
+    for (int m : members_[from])
+      for (int v : g_.succs(m))
+        if (v <= last_[to]) visit_set_of(v);
+    while (!stack.empty()) {
+      const int u = stack.back();
+      stack.pop_back();
+      if (u > last_[to]) continue;
+      for (int v : g_.succs(u)) {
+        if (uf_.find(v) == to) return true;
+        if (v <= last_[to]) visit_set_of(v);
+      }
+    }
+    return false;
+  }
+
+  const Graph& g_;
+  UnionFind& uf_;
+  std::vector<std::vector<int>> members_;  // per root
+  std::vector<int> last_;                  // per root: its highest op index
+  std::unordered_set<int> seen_;
+};
 
 }  // namespace
 
@@ -77,20 +133,26 @@ Coarsening coarsen(const Graph& g, const CoarsenOptions& options) {
 
   // Pass 2: co-location.
   if (options.colocate) {
+    Sets sets(g, uf);
     for (int i = 0; i < n; ++i) {
       const Op& op = g.op(i);
       if (!folded[i] && classify(op.type) != OpClass::free) continue;
-      const int producer = first_producer(g, op);
-      int target = -1;
-      if (folded[i] || producer < 0) {
-        if (!g.succs(i).empty())
-          target = g.succs(i).front();
-        else
-          target = producer;  // a constant nobody reads: keep it with what made it
+      const std::vector<int> made_by = producers(g, op);
+      // Where it may go, best first: a constant (or an op without a producer) goes with its
+      // first consumer, else with what made it; any other zero-cost op with the producer of
+      // its first produced input, else of a later one.
+      std::vector<int> targets;
+      if (folded[i] || made_by.empty()) {
+        if (!g.succs(i).empty()) targets.push_back(g.succs(i).front());
+        targets.insert(targets.end(), made_by.begin(), made_by.end());
       } else {
-        target = producer;
+        targets = made_by;
       }
-      if (target >= 0 && uf.unite(i, target)) ++c.stats.free_op_merges;
+      if (targets.empty() || uf.find(i) == uf.find(targets.front())) continue;
+      bool merged = false;
+      for (int t : targets)
+        if ((merged = sets.unite_if_acyclic(i, t))) break;
+      ++(merged ? c.stats.free_op_merges : c.stats.cycle_skips);
     }
     std::unordered_map<std::int64_t, int> first_of_color;
     for (int i = 0; i < n; ++i) {

@@ -8,6 +8,7 @@
 
 #include "io/model.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace devplace {
 namespace {
@@ -174,6 +175,40 @@ TEST(Coarsen, CycleFromColocationIsMergedAway) {
   EXPECT_NE(b.group(c, "D"), b.group(c, "E"));
   EXPECT_EQ(c.preds[abc], (std::vector<int>{0, 1}));
   EXPECT_TRUE(is_valid_coarsening(b.g, c));
+}
+
+TEST(Coarsen, AZeroCostJoinThatWouldCloseACycleIsNotMade) {
+  // A -> X -> R and A -> R: the Reshape R reads its data from A and its shape from X (a shape
+  // computation on A's output). Joining A would close {A,R} -> X -> {A,R}, whose merge would
+  // swallow X too; R joins X (the producer of its next input) instead, and A and X stay apart.
+  Builder b;
+  b.op("A", {});
+  b.op("X", {"A"});
+  b.op("R", {"A", "X"}, "Reshape");
+  b.op("Y", {"R"});
+  b.g.finalize();
+  CoarsenOptions o;
+  o.merge_single_predecessor = false;
+  Coarsening c = coarsen(b.g, o);
+  EXPECT_EQ(c.stats.cycles_merged, 0);
+  EXPECT_EQ(c.stats.free_op_merges, 1);
+  EXPECT_EQ(c.stats.cycle_skips, 0);
+  EXPECT_NE(b.group(c, "A"), b.group(c, "X"));
+  EXPECT_EQ(b.group(c, "R"), b.group(c, "X"));
+  EXPECT_TRUE(is_valid_coarsening(b.g, c));
+}
+
+// DistilBERT's OpenVINO IR computes a shape per attention layer from the layer's input; joining
+// each Reshape to its data producer once chained every layer into one group of 378 ops.
+TEST(Coarsen, ShapeComputationsDoNotChainTransformerLayersIntoOneGroup) {
+  const std::string ir = shared_dir() + "/data/openvino/distilbert_base_sst2.xml";
+  if (!file_exists(ir)) GTEST_SKIP() << "no ../shared/data/openvino here (a fresh clone has no shared data)";
+  const Model m = load_model(ir);
+  const Coarsening c = coarsen(m.graph, CoarsenOptions{.merge_single_predecessor = false, .chains_only = true});
+  EXPECT_EQ(c.stats.cycles_merged, 0);
+  EXPECT_LE(c.stats.largest_group, 8);
+  EXPECT_GT(c.num_groups(), 200);  // of 540 ops; 72 before
+  EXPECT_TRUE(is_valid_coarsening(m.graph, c));
 }
 
 TEST(Coarsen, ZeroCostOpsJoinTheirNeighbours) {
