@@ -107,10 +107,7 @@ class LearnedListPlacer : public Placer {
       }
       case LearnedImprovement::segments: {
         if (left < 2) return start;  // the search's first evaluation is its start's
-        ObjectiveFn score = [&](const Placement& pl) {
-          const Evaluation e = counted.evaluate(pl);
-          return e.feasible ? e.latency : kInfeasibleTime;
-        };
+        ObjectiveFn score = score_with(counted);
         return segment_search(p, segment_units(p), score, start, left);
       }
     }

@@ -118,7 +118,7 @@ TEST(Exact, TarnawskiObjectiveByEnumeration) {
   auto sp = make_small_problem({.ops = 8, .devices = 2, .seed = 4});
   const Problem& p = *sp->problem;
   const std::unique_ptr<Reward> reward = make_reward(p, Objective::tarnawski);
-  ObjectiveFn score = [&](const Placement& pl) { return reward->latency(pl); };
+  ObjectiveFn score = score_with(*reward);
   PlaceOptions o;
   o.objective = Objective::tarnawski;
   const Placement pl = make_exact_placer()->place(p, o);

@@ -94,14 +94,17 @@ std::unique_ptr<Reward> make_reward(const Problem& problem, Objective objective)
   return std::make_unique<TarnawskiReward>(problem);
 }
 
+ObjectiveFn score_with(Reward& reward) {
+  return [&reward](const Placement& p) { return reward.latency(p); };
+}
+
 SearchReward::SearchReward(const Problem& problem, const PlaceOptions& options, Objective objective) {
   if (options.reward) {
     if (options.reward->objective() != objective)
       throw Error(problem.graph().source(), "",
-                  std::string("this placer evaluates under ") +
-                      (objective == Objective::tarnawski ? "Tarnawski's latency model (--objective tarnawski)"
-                                                         : "the simulator (--objective sim)") +
-                      ", the reward it was given under another",
+                  objective == Objective::tarnawski
+                      ? "this placer evaluates under Tarnawski's latency model: run it with --objective tarnawski"
+                      : "this placer evaluates under the simulator: run it with --objective sim",
                   ErrorKind::invalid_argument);
     reward_ = options.reward;
     return;

@@ -125,6 +125,10 @@ SingleDeviceReference best_single_device(const Problem& problem, Reward& reward)
 // model (infeasible = +inf latency, no overflow figure).
 std::unique_ptr<Reward> make_reward(const Problem& problem, Objective objective);
 
+// A scorer for the searches' ObjectiveFn from `reward` (Reward::latency: seconds, +inf when
+// infeasible; each call one evaluation). Refers to `reward`, which must outlive it.
+ObjectiveFn score_with(Reward& reward);
+
 // The reward a search or learned placer evaluates with: the caller's (PlaceOptions::reward,
 // which then sees and counts every evaluation) or, when it passed none, its own for
 // `objective`. Throws Error (invalid argument) when the caller's judges under another objective.
@@ -134,11 +138,8 @@ class SearchReward {
   SearchReward(const Problem& problem, const PlaceOptions& options)
       : SearchReward(problem, options, options.objective) {}
   Reward& reward() { return *reward_; }
-  // A scorer for the searches' ObjectiveFn: seconds, +inf when infeasible. Refers to this
-  // object, which must outlive it.
-  ObjectiveFn score() {
-    return [this](const Placement& p) { return reward_->latency(p); };
-  }
+  // score_with(reward()): refers to this object, which must outlive it.
+  ObjectiveFn score() { return score_with(*reward_); }
 
  private:
   std::unique_ptr<Reward> owned_;

@@ -449,7 +449,7 @@ TEST(SegmentSearch, JoinsTwoAcceleratorSegmentsAcrossAnExpensiveEdge) {
                                     {"d", "fpga1"}, {"e", "fpga1"}, {"f", "fpga1"}});
   ASSERT_NEAR(tarnawski_latency(p, start).latency, 16 * ms, 1e-12);
   const std::unique_ptr<Reward> reward = make_reward(p, Objective::tarnawski);
-  ObjectiveFn score = [&](const Placement& pl) { return reward->latency(pl); };
+  ObjectiveFn score = score_with(*reward);
   std::int64_t used = 0;
   const Placement found = segment_search(p, chain_units(*b, names), score, start, 100, &used);
   EXPECT_NEAR(tarnawski_latency(p, found).latency, 6 * ms, 1e-12);
@@ -474,7 +474,7 @@ TEST(SegmentSearch, OpensAnAcceleratorOnTheStretchThatPaysForIt) {
   const Placement cpu(p.num_ops(), p.host());
   ASSERT_NEAR(tarnawski_latency(p, cpu).latency, 404 * ms, 1e-12);
   const std::unique_ptr<Reward> reward = make_reward(p, Objective::tarnawski);
-  ObjectiveFn score = [&](const Placement& pl) { return reward->latency(pl); };
+  ObjectiveFn score = score_with(*reward);
   const Placement found = segment_search(p, chain_units(*b, names), score, cpu, 200);
   EXPECT_NEAR(tarnawski_latency(p, found).latency, 12 * ms, 1e-12);
   for (const char* o : {"a", "b", "g", "h"}) EXPECT_EQ(found[b->op(o)], p.host()) << o;

@@ -147,13 +147,11 @@ std::pair<Placement, double> refine(const Problem& problem, Reward& reward, int 
   PlaceOptions o;
   o.seed = seed;
   o.eval_budget = budget;
-  ObjectiveFn score = [&reward, &evaluations](const Placement& p) {
-    ++evaluations;
-    Evaluation e = reward.evaluate(p);
-    return e.feasible ? e.latency : kInfeasibleTime;
-  };
+  CountingReward counted(reward);
+  ObjectiveFn score = score_with(counted);
   Placement polished = anneal_placement(problem, start, o, score);
   const double l = score(polished);
+  evaluations += counted.count();
   if (l < start_latency) return {std::move(polished), l};
   return {start, start_latency};
 }
@@ -249,6 +247,23 @@ void clipped_updates(HsdagNet& net, torch::optim::Adam& opt, const Task& task, c
   }
 }
 
+// clipped_updates for decisions whose distribution differs per sample (a feasibility mask, or
+// chained decisions): logp_of maps the units' logits to [samples, nodes, devices]
+// log-probabilities, read once before the steps (the sampling policy) and at every step.
+void per_sample_updates(HsdagNet& net, torch::optim::Adam& opt, const Task& task, const NetOutput& sampled,
+                        const HsdagConfig& cfg, double entropy_weight,
+                        const std::function<torch::Tensor(const torch::Tensor& logits)>& logp_of,
+                        const torch::Tensor& actions, const torch::Tensor& adv, double& kl, double& entropy) {
+  torch::Tensor old_logp;
+  {
+    torch::NoGradGuard no_grad;
+    old_logp = logp_of(sampled.logits);
+  }
+  clipped_updates(net, opt, task, sampled, cfg, kl, entropy, [&](const NetOutput& now, double& k, double& h) {
+    return ppo_loss_per_sample(logp_of(now.logits), old_logp, actions, adv, cfg.pg.clip, entropy_weight, k, h);
+  });
+}
+
 // Under a feasibility mask every coarse node decides on its own, from its group's logits:
 // the logits row of each node, and the nodes' device probabilities [nodes, devices].
 struct NodeRows {
@@ -321,14 +336,7 @@ void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const Ne
     return torch::log_softmax(logits.index_select(0, rows).unsqueeze(0).expand({K, U, D}).masked_fill(blocked, -1e9),
                               2);
   };
-  torch::Tensor old_logp;
-  {
-    torch::NoGradGuard no_grad;
-    old_logp = logp_of(out.logits);
-  }
-  clipped_updates(net, opt, task, out, cfg, kl, entropy, [&](const NetOutput& now, double& k, double& h) {
-    return ppo_loss_per_sample(logp_of(now.logits), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, k, h);
-  });
+  per_sample_updates(net, opt, task, out, cfg, entropy_weight, logp_of, a, adv_t, kl, entropy);
 }
 
 // One batch of chained decisions (HsdagConfig::stay, no feasibility mask): every coarse node
@@ -364,14 +372,7 @@ void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const N
   auto bonus_t = torch::from_blob(bonus.data(), {K, N, D}, torch::kFloat);
   const torch::Tensor rows = unit_rows(out);
   auto logp_of = [&](const torch::Tensor& l) { return torch::log_softmax(l.index_select(0, rows).unsqueeze(0) + bonus_t, 2); };
-  torch::Tensor old_logp;
-  {
-    torch::NoGradGuard no_grad;
-    old_logp = logp_of(out.logits);
-  }
-  clipped_updates(net, opt, task, out, cfg, kl, entropy, [&](const NetOutput& now, double& k, double& h) {
-    return ppo_loss_per_sample(logp_of(now.logits), old_logp, a, adv_t, cfg.pg.clip, entropy_weight, k, h);
-  });
+  per_sample_updates(net, opt, task, out, cfg, entropy_weight, logp_of, a, adv_t, kl, entropy);
 }
 
 // Every coarse node's device log-probabilities under `out` ([nodes, devices]): comparable

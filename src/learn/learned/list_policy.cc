@@ -244,12 +244,8 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
   Rollout best_rollout = rollout(p, 1, Choice::greedy, rng, objective, start ? &start_forced : nullptr);
   const int T = static_cast<int>(best_rollout.actions.size(1)), D = p.num_devices();
   std::vector<int> forced_best = start ? *start : std::vector<int>(T, -1);  // the incumbent's forced decisions
-  auto latency = [&](const Placement& pl) {
-    const Evaluation e = reward.evaluate(pl);
-    return e.feasible ? e.latency : kInfeasibleTime;
-  };
   Placement best = best_rollout.placements[0];
-  double best_latency = latency(best);
+  double best_latency = reward.latency(best);
   const double own_latency = best_latency;
   int left = budget - 1;
   if (rounds <= 0) rounds = std::max(2, budget / 16);
@@ -326,7 +322,7 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     Rollout r = rollout(p, n, Choice::greedy, rng, objective, &forced);
     int winner = -1;
     for (int k = 0; k < n; ++k) {
-      const double l = latency(r.placements[k]);
+      const double l = reward.latency(r.placements[k]);
       if (l < best_latency) best_latency = l, winner = k;
     }
     left -= n;
@@ -550,11 +546,7 @@ std::vector<Rollout> imitation_targets(ListPolicy::Impl& m, const std::vector<co
     // Where the earliest-finish choice does as well, take it (op by op in decision order; under
     // the simulator, whose ops need not move together): what is left to imitate are the choices
     // that made the placement faster, not the search's arbitrary ones.
-    auto latency = [&](const Placement& pl) {
-      const Evaluation e = rewards[g]->evaluate(pl);
-      return e.feasible ? e.latency : kInfeasibleTime;
-    };
-    double best = latency(target);
+    double best = rewards[g]->latency(target);
     const Placement& heft = teacher.placements[0];
     // The decision order, free of the ops' numbering.
     const std::vector<int> order = c.objective == Objective::simulator ? ScheduleEnv(p).decision_ops() : std::vector<int>{};
@@ -562,7 +554,7 @@ std::vector<Rollout> imitation_targets(ListPolicy::Impl& m, const std::vector<co
       if (best >= kInfeasibleTime || target[v] == heft[v]) continue;
       const int mine = target[v];
       target[v] = heft[v];
-      const double l = latency(target);
+      const double l = rewards[g]->latency(target);
       if (l <= best) best = l; else target[v] = mine;
     }
     Rollout found = follow(m, p, target, c.objective);

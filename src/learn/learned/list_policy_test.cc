@@ -622,7 +622,9 @@ TEST(Learned, EveryCompositionKeepsToItsBudget) {
     ASSERT_EQ(a.size(), static_cast<std::size_t>(p.num_ops())) << c.name;
     const bool evaluates = c.start != LearnedStart::greedy || c.improvement != LearnedImprovement::none;
     EXPECT_LE(counted.evaluations(), evaluates ? 40 : 0) << c.name;
-    if (evaluates) EXPECT_GT(counted.evaluations(), 0) << c.name;
+    if (evaluates) {
+      EXPECT_GT(counted.evaluations(), 0) << c.name;
+    }
   }
 }
 
