@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "io/model.h"
+#include "place/list_schedule.h"
 #include "place/placer.h"
 #include "sim/simulator.h"
 #include "sim/test_graphs.h"
@@ -79,6 +80,25 @@ TEST(Heft, UnderAnExecutionModelChargesTheIdleWorkersWakeUp) {
   Problem executed(b.g, two_devices(), &b.table);
   executed.set_execution(test::two_devices_execution(), "");
   EXPECT_EQ(heft(executed), (Placement{0, 1, 1}));
+}
+
+// A Shape folded at load time has no in-edge (the simulator copies nothing to it), so HEFT
+// charges no crossing for it on either device.
+TEST(Heft, AnOpFoldedAtLoadTimeHasNoInEdge) {
+  Builder b;
+  b.op("a", {}, 4.0, 1.0);
+  b.op("shape", {"a"}, 1.0, 1.0);
+  b.op("reshape", {"a", "shape"}, 3.0, 2.0);
+  b.g.tensor(b.g.find_tensor("shape:0")).is_constant = true;
+  b.g.finalize();
+  Problem pb(b.g, two_devices(), &b.table);
+  const EdgeCosts edges(pb);
+  EXPECT_EQ(edges.in_begin(b.g.find_op("shape")), edges.in_end(b.g.find_op("shape")));
+  EXPECT_EQ(edges.in_end(b.g.find_op("reshape")) - edges.in_begin(b.g.find_op("reshape")), 1);
+  const Placement p = heft(pb);
+  EXPECT_EQ(b.at(p, "a"), 1);
+  EXPECT_EQ(b.at(p, "reshape"), 1);
+  EXPECT_DOUBLE_EQ(Simulator(pb).makespan(p), 3.0);
 }
 
 TEST(Heft, InsertionFillsAnIdleGap) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "graph/op_costs.h"
+
 namespace devplace {
 
 EdgeCosts::EdgeCosts(const Problem& p) : D_(p.num_devices()) {
@@ -13,8 +15,10 @@ EdgeCosts::EdgeCosts(const Problem& p) : D_(p.num_devices()) {
   std::vector<int> ins;
   for (int v = 0; v < n; ++v) {
     ins.clear();
-    for (int t : g.op(v).inputs)
-      if (g.tensor(t).producer >= 0 && !p.tensor_resident(t)) ins.push_back(t);  // constants: no edge
+    // Constants: no edge. An op folded at load time reads nothing at run time: no in-edges.
+    if (!is_folded(g, g.op(v)))
+      for (int t : g.op(v).inputs)
+        if (g.tensor(t).producer >= 0 && !p.tensor_resident(t)) ins.push_back(t);
     // Group the distinct input tensors by producer (ascending producer, then tensor).
     std::sort(ins.begin(), ins.end(), [&](int a, int b) {
       const int pa = g.tensor(a).producer, pb = g.tensor(b).producer;

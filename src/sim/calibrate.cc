@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "graph/op_costs.h"
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "util/stats.h"
@@ -72,7 +73,8 @@ ExecutionModel fit_execution_model(Problem& problem, const std::vector<Placement
       used[p[op]] = 1;
       for (int t : g.op(op).outputs)
         for (int consumer : g.tensor(t).consumers)
-          if (p[consumer] != p[op] && !problem.tensor_resident(t)) crossed[p[op] * D + p[consumer]] = 1;
+          if (p[consumer] != p[op] && !problem.tensor_resident(t) && !is_folded(g, g.op(consumer)))
+            crossed[p[op] * D + p[consumer]] = 1;
     }
   std::vector<Parameter> params;
   for (DeviceExecution& d : model.devices) {

@@ -55,13 +55,22 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
     producer_[t] = g.tensor(t).producer;
     act_bytes_[t] = problem.tensor_resident(t) ? 0 : problem.tensor_bytes(t);
   }
+  // An op whose outputs are all resident was evaluated at load time (the executor folds it):
+  // at run time it reads nothing, so no input waits for it or is copied to its device.
+  folded_.assign(n_, 0);
+  for (int i = 0; i < n_; ++i) {
+    const Op& op = g.op(i);
+    bool all_resident = !op.outputs.empty();
+    for (int t : op.outputs) all_resident = all_resident && problem.tensor_resident(t);
+    folded_[i] = all_resident ? 1 : 0;
+  }
   in_off_.assign(n_ + 1, 0);
   out_off_.assign(n_ + 1, 0);
   for (int i = 0; i < n_; ++i) {
     const Op& op = g.op(i);
     std::vector<int> ins;
     for (int t : op.inputs)
-      if (producer_[t] >= 0 && !problem.tensor_resident(t)) ins.push_back(t);  // constants wait for nothing
+      if (!folded_[i] && producer_[t] >= 0 && !problem.tensor_resident(t)) ins.push_back(t);  // constants wait for nothing
     std::sort(ins.begin(), ins.end());
     ins.erase(std::unique(ins.begin(), ins.end()), ins.end());
     in_tensor_.insert(in_tensor_.end(), ins.begin(), ins.end());
@@ -71,8 +80,8 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
   }
   cons_off_.assign(T + 1, 0);
   for (int t = 0; t < T; ++t) {
-    const auto& c = g.tensor(t).consumers;
-    cons_op_.insert(cons_op_.end(), c.begin(), c.end());
+    for (int c : g.tensor(t).consumers)
+      if (!folded_[c]) cons_op_.push_back(c);
     cons_off_[t + 1] = static_cast<int>(cons_op_.size());
   }
   // Tie ranks: the longer path to the graph's end first (each op at its fastest time; the
@@ -98,13 +107,6 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
   for (int t = 0; t < T; ++t)
     std::sort(cons_op_.begin() + cons_off_[t], cons_op_.begin() + cons_off_[t + 1],
               [&](int a, int b) { return tie_[a] < tie_[b]; });
-  folded_.assign(n_, 0);
-  for (int i = 0; i < n_; ++i) {
-    const Op& op = g.op(i);
-    bool all_resident = !op.outputs.empty();
-    for (int t : op.outputs) all_resident = all_resident && problem.tensor_resident(t);
-    folded_[i] = all_resident ? 1 : 0;
-  }
   pending_.resize(n_);
   ready_time_.resize(n_);
   op_start_.resize(n_);
@@ -415,7 +417,10 @@ bool Simulator::memory(const Placement& p, std::vector<std::int64_t>& peak, std:
         release[p[op]] = std::max(release[p[op]], op_end_[op]);
         consumed = true;
       }
-      if (!consumed) release[src] = inf;  // a graph output stays until the end
+      // A graph output (or a tensor nothing reads) stays until the end; one read only by ops
+      // folded at load time is released when made.
+      if (!consumed && (problem_.graph().tensor(t).is_graph_output || problem_.graph().tensor(t).consumers.empty()))
+        release[src] = inf;
       for (int dd = 0; dd < D_; ++dd)
         if (holds[dd] && release[dd] < inf) deltas.push_back({std::max(release[dd], op_end_[i]), -b, dd});
     }

@@ -164,6 +164,31 @@ TEST(Simulator, ConstantsAreEverywhereAndChargedToTheirReader) {
   EXPECT_EQ(pb.transfer_time(out, 0, 1), 0.0);
 }
 
+// A Shape of a tensor whose shape is known is evaluated at load time, as the executor folds it:
+// wherever it is placed, its input is never copied to it and no worker runs it.
+TEST(Simulator, AnOpFoldedAtLoadTimeReadsNoInputAtRunTime) {
+  for (const bool execution : {false, true}) {
+    Builder b;
+    b.op("a", {}, 4.0, 1.0);
+    b.op("shape", {"a"}, 1.0, 1.0);
+    b.op("reshape", {"a", "shape"}, 3.0, 2.0);
+    b.g.tensor(b.g.find_tensor("shape:0")).is_constant = true;  // what static folding marks
+    b.g.finalize();
+    if (execution) b.table.execution = test::two_devices_execution();
+    Problem pb(b.g, two_devices(), &b.table);
+    ASSERT_EQ(pb.op_time(b.g.find_op("shape"), 0), 0.0);
+    Simulator sim(pb);
+    const Placement p = place(b.g, {{"a", 1}, {"shape", 0}, {"reshape", 1}});
+    const Schedule s = sim.run(p);
+    ASSERT_TRUE(s.feasible);
+    // a [0,1] and reshape [1,3] on the gpu; no copy of a's output to the cpu, and the cpu's
+    // worker (0.1 s per task, 2 s to wake under the execution model) is never woken.
+    EXPECT_TRUE(s.transfers.empty()) << "execution model: " << execution;
+    EXPECT_DOUBLE_EQ(s.makespan, 3.0) << "execution model: " << execution;
+    EXPECT_DOUBLE_EQ(s.makespan, sim.makespan(place(b.g, {{"a", 1}, {"shape", 1}, {"reshape", 1}})));
+  }
+}
+
 TEST(Simulator, MemoryOverflowNamesDeviceAndAmount) {
   Builder b;
   b.op("A", {}, 1, 1, 0.5, 600);
