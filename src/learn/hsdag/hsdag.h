@@ -42,8 +42,9 @@ struct HsdagConfig {
   double lr = 1e-3;
   int episodes = 1000;
   int samples = 32;  // placements sampled per episode
-  // Advantages, clipped steps, entropy schedule: entropy 0.1 per decision falling to 0 over 60%
-  // of the run, 8 clipped steps per batch, lr falling to 10%, stop once settled.
+  // Advantages, clipped steps, entropy schedule: the bonus (0.1 per decision at first) adapts
+  // so that the entropy per decision falls linearly from the untrained policy's to 0 over 60%
+  // of the run (EntropyBonus), 8 clipped steps per batch, lr falling to 10%, stop once settled.
   PolicyGradientOptions pg{.advantage_floor = 0.02,
                            .entropy_start = 0.1,
                            .entropy_end = 0.0,
@@ -51,7 +52,8 @@ struct HsdagConfig {
                            .update_epochs = 8,
                            .lr_end_share = 0.1,
                            .settled_entropy = 1e-3,
-                           .patience = 20};
+                           .patience = 20,
+                           .entropy_target = true};
   // Beyond the paper: a batch's steps are undone when the policy, as the stepped network
   // regroups the graph, moved more than this mean KL per coarse node from the one sampled
   // (the clip sees only the batch's grouping); 0 = off (the paper).

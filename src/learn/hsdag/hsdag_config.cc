@@ -81,6 +81,10 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     c.pg.entropy_start = num();
   else if (key == "entropy_end")
     c.pg.entropy_end = num();
+  else if (key == "entropy_target")
+    c.pg.entropy_target = flag();
+  else if (key == "entropy_rate")
+    c.pg.entropy_rate = num();
   else if (key == "entropy_decay")
     c.pg.entropy_decay_share = num();
   else if (key == "lr_end")
@@ -138,7 +142,7 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     throw Error("", "",
                 "--set: unknown key '" + key +
                     "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
-                    "entropy, entropy_end, entropy_decay, lr_end, settled, patience, epochs, clip, kl, floor, "
+                    "entropy, entropy_end, entropy_decay, entropy_target, entropy_rate, lr_end, settled, patience, epochs, clip, kl, floor, "
                     "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, imitate_steps, demonstration, "
                     "demonstration_margin, "
                     "imitate_share, "

@@ -330,6 +330,38 @@ TEST(Hsdag, ChainedDecisionsBeatTheBestSingleDeviceWhereEarlySamplesCrossTooOfte
   EXPECT_FALSE(is_single_device(r.greedy));
 }
 
+// The default's entropy bonus adapts so that the entropy per decision follows its target (the
+// first episode's entropy falling linearly to 0 over 60% of the run); the fixed bonus of the same
+// start lets the policy settle far ahead of that schedule.
+TEST(Hsdag, EntropyFollowsItsTargetInsteadOfSettlingEarly) {
+  const std::string ir = shared_dir() + "/data/openvino/mobilenet_v2.xml";
+  if (!file_exists(ir)) GTEST_SKIP() << "no ../shared/data/openvino here (a fresh clone has no shared data)";
+  Model m = load_model(ir);
+  Problem pb(m.graph, load_cluster("paper"));
+  ASSERT_TRUE(hsdag_preset("default").pg.entropy_target);
+  for (const bool target : {true, false}) {
+    SimulatedReward reward(pb);
+    HsdagConfig c = hsdag_preset("default");
+    c.pg.entropy_target = target;
+    c.refine_evals = 0, c.episodes = 100, c.seed = 1;
+    const std::vector<EpisodeLog> log = train_hsdag(pb, reward, c).log;
+    ASSERT_GE(log.size(), 51u);
+    // The entropy of episodes 20-50 over its target: the smallest and the largest ratio.
+    const double first = log[0].entropy, span = 0.6 * 99;
+    double lo = 1e9, hi = 0;
+    for (int e = 19; e < 50; ++e) {
+      const double ratio = log[e].entropy / (first * (1 - e / span));
+      lo = std::min(lo, ratio), hi = std::max(hi, ratio);
+    }
+    if (target) {
+      EXPECT_GT(lo, 0.5);
+      EXPECT_LT(hi, 2.0);
+    } else {
+      EXPECT_LT(lo, 0.3);
+    }
+  }
+}
+
 // A published cost graph of Tarnawski et al. under their latency model, with the cpu-only
 // latency; null when ../shared is absent.
 struct TarnawskiTask {

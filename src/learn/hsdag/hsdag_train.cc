@@ -67,6 +67,8 @@ void check_config(const HsdagConfig& c) {
   if (!(c.stay >= 0)) throw Error("", "", "HSDAG: stay must be non-negative (0: off)");
   if (c.pg.update_epochs < 1 || !(c.pg.advantage_floor > 0) || !(c.pg.clip > 0))
     throw Error("", "", "HSDAG: epochs must be at least 1, floor and clip positive");
+  if (c.pg.entropy_target && !(c.pg.entropy_rate > 0 && c.pg.entropy_start > 0))
+    throw Error("", "", "HSDAG: with entropy_target, entropy and entropy_rate must be positive");
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -656,9 +658,14 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
 
   int run_episodes = 0;
   SettledWatch watch(cfg.pg);
-  // A resumed run replays the log, so it stops where an uninterrupted run would.
+  EntropyBonus bonus(cfg.pg);
+  // A resumed run replays the log, so it stops, and weighs the entropy, where an uninterrupted
+  // run would.
   bool settled_before = false;
-  for (const EpisodeLog& e : st.log) settled_before = watch.settled(e.entropy, e.episode - 1, cfg.episodes);
+  for (const EpisodeLog& e : st.log) {
+    settled_before = watch.settled(e.entropy, e.episode - 1, cfg.episodes);
+    bonus.observe(e.entropy, e.episode - 1, cfg.episodes);
+  }
   for (; !settled_before && st.episode < cfg.episodes; ++st.episode) {
     if (cfg.stop_after > 0 && run_episodes >= cfg.stop_after) break;
     set_lr(opt, cfg.lr * lr_share_at(cfg.pg, st.episode, cfg.episodes));
@@ -668,7 +675,7 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
     const std::mt19937_64 rng_before = st.rng;
     EpisodeLog e;
     try {
-      e = train_episode(net, opt, task, st.task, st.rng, cfg, entropy_weight_at(cfg.pg, st.episode, cfg.episodes));
+      e = train_episode(net, opt, task, st.task, st.rng, cfg, bonus.weight(st.episode, cfg.episodes));
     } catch (const Error& failure) {
       if (cfg.checkpoint_dir.empty()) throw;
       st.rng = rng_before;
@@ -682,6 +689,7 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
     ++run_episodes;
     if (on_episode) on_episode(e);
     const bool settled = watch.settled(e.entropy, st.episode, cfg.episodes);
+    bonus.observe(e.entropy, st.episode, cfg.episodes);
     if (!cfg.checkpoint_dir.empty() && cfg.checkpoint_every > 0 && (st.episode + 1) % cfg.checkpoint_every == 0) {
       st.episode += 1;  // the checkpoint records episodes completed
       save_hsdag_checkpoint(cfg.checkpoint_dir, net, opt, st, task.prep);
@@ -724,10 +732,12 @@ std::vector<TrainResult> train_hsdag_multi(const std::vector<RewardTask>& tasks,
   lean_to_reference(net, run[0], cfg);  // the first graph's best device
   torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(cfg.lr));
   std::vector<std::vector<EpisodeLog>> logs(tasks.size());
+  EntropyBonus bonus(cfg.pg);  // one network, one entropy to track
   for (int ep = 0; ep < cfg.episodes; ++ep) {
     const std::size_t i = static_cast<std::size_t>(ep) % tasks.size();  // graphs take turns
     set_lr(opt, cfg.lr * lr_share_at(cfg.pg, ep, cfg.episodes));
-    EpisodeLog e = train_episode(net, opt, run[i], states[i], rng, cfg, entropy_weight_at(cfg.pg, ep, cfg.episodes));
+    EpisodeLog e = train_episode(net, opt, run[i], states[i], rng, cfg, bonus.weight(ep, cfg.episodes));
+    bonus.observe(e.entropy, ep, cfg.episodes);
     e.episode = ep + 1;
     logs[i].push_back(e);
     if (on_episode) on_episode(e);

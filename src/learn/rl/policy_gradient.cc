@@ -36,9 +36,37 @@ double lr_share_at(const PolicyGradientOptions& o, int episode, int episodes) {
   return 1.0 + (o.lr_end_share - 1.0) * t;
 }
 
+bool entropy_decay_done(const PolicyGradientOptions& o, int episode, int episodes) {
+  if (!o.entropy_target) return entropy_weight_at(o, episode, episodes) == o.entropy_end;
+  const double span = o.entropy_decay_share * (episodes - 1);
+  return !(span > 0) ? episode > 0 : episode >= span;
+}
+
+EntropyBonus::EntropyBonus(const PolicyGradientOptions& o) : o_(o), weight_(o.entropy_start) {}
+
+double EntropyBonus::weight(int episode, int episodes) const {
+  if (!o_.entropy_target) return entropy_weight_at(o_, episode, episodes);
+  return entropy_decay_done(o_, episode, episodes) ? o_.entropy_end : weight_;
+}
+
+double EntropyBonus::target(int episode, int episodes) const {
+  if (first_ < 0) return 0;
+  const double span = o_.entropy_decay_share * (episodes - 1);
+  const double t = span > 0 ? std::clamp(static_cast<double>(episode) / span, 0.0, 1.0) : 1.0;
+  return first_ * (1.0 - t);
+}
+
+void EntropyBonus::observe(double entropy, int episode, int episodes) {
+  if (!o_.entropy_target || !std::isfinite(entropy)) return;
+  if (first_ < 0) first_ = std::max(entropy, 1e-6);
+  // The next episode's target against this episode's entropy, in units of the first entropy.
+  const double error = (target(episode + 1, episodes) - entropy) / first_;
+  weight_ = std::clamp(weight_ * std::exp(o_.entropy_rate * std::clamp(error, -1.0, 1.0)), 1e-4, 100.0);
+}
+
 bool SettledWatch::settled(double entropy, int episode, int episodes) {
   if (!(o_.settled_entropy > 0)) return false;
-  const bool bonus_done = entropy_weight_at(o_, episode, episodes) == o_.entropy_end;
+  const bool bonus_done = entropy_decay_done(o_, episode, episodes);
   run_ = bonus_done && entropy < o_.settled_entropy ? run_ + 1 : 0;
   return run_ >= o_.patience;
 }

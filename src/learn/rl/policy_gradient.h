@@ -51,12 +51,43 @@ struct PolicyGradientOptions {
   int patience = 20;
   double clip = 0.2;        // PPO ratio clip, per decision
   double target_kl = 0.02;  // stop a batch's steps once the mean KL per decision exceeds it
+  // Instead of the fixed schedule: the bonus weight adapts after every episode so that the
+  // mean entropy per decision follows a target falling linearly from the first episode's
+  // entropy to 0 over `entropy_decay_share` of the run (EntropyBonus); entropy_start is the
+  // first weight, and the bonus is entropy_end once the target is 0.
+  bool entropy_target = false;
+  // Per episode the weight is multiplied by exp(rate x (target - entropy) / first entropy).
+  double entropy_rate = 0.25;
 };
 
 // The entropy weight for episode `episode` (0-based) of `episodes`.
 double entropy_weight_at(const PolicyGradientOptions& o, int episode, int episodes);
 // The share of the base learning rate for episode `episode` of `episodes`.
 double lr_share_at(const PolicyGradientOptions& o, int episode, int episodes);
+// True from the episode on which the entropy schedule has ended (the fixed bonus is at its end
+// value; under entropy_target, the target entropy is 0).
+bool entropy_decay_done(const PolicyGradientOptions& o, int episode, int episodes);
+
+// The entropy bonus of each episode: entropy_weight_at's fixed schedule, or under
+// entropy_target a weight that tracks the target entropy, as soft actor-critic tunes its
+// temperature. A fixed bonus small against the unit-scaled advantages lets a policy settle long
+// before its schedule ends (a held-out CNN by episode 25 of 600); a large one keeps many-device
+// policies random for too long. Tracking the target holds exploration to the schedule on both.
+class EntropyBonus {
+ public:
+  explicit EntropyBonus(const PolicyGradientOptions& o);
+  // The weight for episode `episode` (0-based) of `episodes`.
+  double weight(int episode, int episodes) const;
+  // After episode `episode`, whose mean entropy per decision was `entropy`: the next weight.
+  void observe(double entropy, int episode, int episodes);
+  // The target entropy per decision for episode `episode` (0 before the first observation).
+  double target(int episode, int episodes) const;
+
+ private:
+  PolicyGradientOptions o_;
+  double weight_;
+  double first_ = -1;  // the first episode's entropy per decision
+};
 
 // Counts the episodes in a row the policy has been settled (see settled_entropy).
 class SettledWatch {

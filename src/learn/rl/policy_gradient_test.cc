@@ -56,5 +56,47 @@ TEST(PolicyGradient, EntropyWeightFallsToItsEndAndStays) {
   EXPECT_DOUBLE_EQ(entropy_weight_at(o, 0, 1), 0.1);
 }
 
+TEST(PolicyGradient, EntropyBonusTracksATargetFallingFromTheFirstEntropy) {
+  PolicyGradientOptions o;
+  o.entropy_start = 0.1, o.entropy_end = 0.0, o.entropy_decay_share = 0.5, o.entropy_rate = 0.25;
+  o.entropy_target = true;
+  EntropyBonus bonus(o);
+  EXPECT_DOUBLE_EQ(bonus.weight(0, 101), 0.1);  // entropy_start until the first observation
+  bonus.observe(0.4, 0, 101);
+  // The target falls linearly from the first entropy, 0.4, to 0 at episode 50.
+  EXPECT_DOUBLE_EQ(bonus.target(0, 101), 0.4);
+  EXPECT_NEAR(bonus.target(25, 101), 0.2, 1e-12);
+  EXPECT_DOUBLE_EQ(bonus.target(50, 101), 0.0);
+  // Episode 1's target is 0.392: the first observation, 0.4, is 0.02 of the first entropy above it.
+  EXPECT_NEAR(bonus.weight(1, 101), 0.1 * std::exp(0.25 * -0.02), 1e-12);
+  // A policy that settles early (entropy far below the target) gets a growing bonus ...
+  double w = bonus.weight(1, 101);
+  for (int e = 1; e < 10; ++e) bonus.observe(0.01, e, 101);
+  EXPECT_GT(bonus.weight(10, 101), 5 * w);
+  // ... and one that stays too random a shrinking one.
+  w = bonus.weight(10, 101);
+  for (int e = 10; e < 20; ++e) bonus.observe(0.4, e, 101);
+  EXPECT_LT(bonus.weight(20, 101), w / 2);
+  // Once the target is 0 the bonus is entropy_end, and only then may the policy count as settled.
+  EXPECT_GT(bonus.weight(49, 101), 0.0);
+  EXPECT_DOUBLE_EQ(bonus.weight(50, 101), 0.0);
+  EXPECT_FALSE(entropy_decay_done(o, 49, 101));
+  EXPECT_TRUE(entropy_decay_done(o, 50, 101));
+  o.settled_entropy = 1e-3, o.patience = 1;
+  SettledWatch watch(o);
+  EXPECT_FALSE(watch.settled(1e-4, 49, 101));
+  EXPECT_TRUE(watch.settled(1e-4, 50, 101));
+}
+
+TEST(PolicyGradient, EntropyBonusWithoutATargetIsTheFixedSchedule) {
+  PolicyGradientOptions o;
+  o.entropy_start = 0.1, o.entropy_end = 0.0, o.entropy_decay_share = 0.5;
+  EntropyBonus bonus(o);
+  for (int e = 0; e < 101; e += 5) {
+    bonus.observe(0.0, e, 101);  // ignored
+    EXPECT_DOUBLE_EQ(bonus.weight(e, 101), entropy_weight_at(o, e, 101));
+  }
+}
+
 }  // namespace
 }  // namespace devplace
