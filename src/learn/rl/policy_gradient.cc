@@ -23,11 +23,22 @@ std::vector<float> centred_advantages(const std::vector<double>& rewards, double
   return adv;
 }
 
-double entropy_weight_at(const PolicyGradientOptions& o, int episode, int episodes) {
+namespace {
+
+// How far episode `episode` of `episodes` is through the entropy schedule: 0 at the start, 1 from
+// the end of its decay share on (a run too short to decay is at 1 after its first episode).
+double entropy_progress(const PolicyGradientOptions& o, int episode, int episodes) {
   const double span = o.entropy_decay_share * (episodes - 1);
-  if (!(span > 0)) return episode > 0 ? o.entropy_end : o.entropy_start;
-  const double t = std::clamp(static_cast<double>(episode) / span, 0.0, 1.0);
-  return o.entropy_start + (o.entropy_end - o.entropy_start) * t;
+  if (!(span > 0)) return episode > 0 ? 1.0 : 0.0;
+  return std::clamp(static_cast<double>(episode) / span, 0.0, 1.0);
+}
+
+}  // namespace
+
+double entropy_weight_at(const PolicyGradientOptions& o, int episode, int episodes) {
+  const double t = entropy_progress(o, episode, episodes);
+  // Exactly entropy_end at the end: start + (end - start) can miss it by a rounding step.
+  return t >= 1 ? o.entropy_end : o.entropy_start + (o.entropy_end - o.entropy_start) * t;
 }
 
 double lr_share_at(const PolicyGradientOptions& o, int episode, int episodes) {
@@ -37,9 +48,8 @@ double lr_share_at(const PolicyGradientOptions& o, int episode, int episodes) {
 }
 
 bool entropy_decay_done(const PolicyGradientOptions& o, int episode, int episodes) {
-  if (!o.entropy_target) return entropy_weight_at(o, episode, episodes) == o.entropy_end;
-  const double span = o.entropy_decay_share * (episodes - 1);
-  return !(span > 0) ? episode > 0 : episode >= span;
+  // A fixed bonus that starts at its end value is done from the start.
+  return (!o.entropy_target && o.entropy_start == o.entropy_end) || entropy_progress(o, episode, episodes) >= 1;
 }
 
 EntropyBonus::EntropyBonus(const PolicyGradientOptions& o) : o_(o), weight_(o.entropy_start) {}
@@ -50,10 +60,7 @@ double EntropyBonus::weight(int episode, int episodes) const {
 }
 
 double EntropyBonus::target(int episode, int episodes) const {
-  if (first_ < 0) return 0;
-  const double span = o_.entropy_decay_share * (episodes - 1);
-  const double t = span > 0 ? std::clamp(static_cast<double>(episode) / span, 0.0, 1.0) : 1.0;
-  return first_ * (1.0 - t);
+  return first_ < 0 ? 0 : first_ * (1.0 - entropy_progress(o_, episode, episodes));
 }
 
 void EntropyBonus::observe(double entropy, int episode, int episodes) {

@@ -71,8 +71,8 @@ bool entropy_decay_done(const PolicyGradientOptions& o, int episode, int episode
 // The entropy bonus of each episode: entropy_weight_at's fixed schedule, or under
 // entropy_target a weight that tracks the target entropy, as soft actor-critic tunes its
 // temperature. A fixed bonus small against the unit-scaled advantages lets a policy settle long
-// before its schedule ends (a held-out CNN by episode 25 of 600); a large one keeps many-device
-// policies random for too long. Tracking the target holds exploration to the schedule on both.
+// before its schedule ends; a large one keeps many-device policies random for too long.
+// Tracking the target holds exploration to the schedule on both.
 class EntropyBonus {
  public:
   explicit EntropyBonus(const PolicyGradientOptions& o);

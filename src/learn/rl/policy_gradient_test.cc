@@ -54,6 +54,11 @@ TEST(PolicyGradient, EntropyWeightFallsToItsEndAndStays) {
   EXPECT_DOUBLE_EQ(entropy_weight_at(o, 50, 101), 0.0);
   EXPECT_DOUBLE_EQ(entropy_weight_at(o, 100, 101), 0.0);
   EXPECT_DOUBLE_EQ(entropy_weight_at(o, 0, 1), 0.1);
+  // An end the linear formula misses by a rounding step (0.1 + (0.01 - 0.1) != 0.01) is still
+  // reached, so a policy that settles with it is stopped.
+  o.entropy_end = 0.01, o.settled_entropy = 1e-3, o.patience = 1;
+  EXPECT_EQ(entropy_weight_at(o, 50, 101), 0.01);
+  EXPECT_TRUE(SettledWatch(o).settled(1e-4, 50, 101));
 }
 
 TEST(PolicyGradient, EntropyBonusTracksATargetFallingFromTheFirstEntropy) {
