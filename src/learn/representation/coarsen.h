@@ -17,9 +17,9 @@
 //      would close a cycle in the quotient graph (a Reshape joining its data producer while its
 //      shape input is computed from that producer's output by other ops) is not made: the op
 //      tries its next candidate (the producer of a later input, for a constant its producer),
-//      else stays alone. Without this, one shape computation per attention layer chained a
-//      transformer's layers into one group (378 of DistilBERT's 540 ops). (b) Ops with the
-//      same integer attribute "colorClass" must share a device and always join.
+//      else stays alone. Without this, one shape computation per attention layer chains a
+//      transformer's layers into one group. (b) Ops with the same integer attribute
+//      "colorClass" must share a device and always join.
 //   3. colour classes can close cycles in the quotient graph (A and C joined across B in
 //      A -> B -> C); every strongly connected component of the quotient is merged into one
 //      group (Tarjan), which leaves a DAG.

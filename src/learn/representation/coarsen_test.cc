@@ -207,7 +207,7 @@ TEST(Coarsen, ShapeComputationsDoNotChainTransformerLayersIntoOneGroup) {
   const Coarsening c = coarsen(m.graph, CoarsenOptions{.merge_single_predecessor = false, .chains_only = true});
   EXPECT_EQ(c.stats.cycles_merged, 0);
   EXPECT_LE(c.stats.largest_group, 8);
-  EXPECT_GT(c.num_groups(), 200);  // of 540 ops; 72 before
+  EXPECT_GT(c.num_groups(), 200);  // of 540 ops
   EXPECT_TRUE(is_valid_coarsening(m.graph, c));
 }
 
