@@ -5,7 +5,8 @@
 # to the Inception-V3 series, roofline op times) and this machine's two CPU workers
 # (clusters/local2.toml with the model fitted to its Inception-V3 series). Rows: the single devices,
 # HEFT, local search at 2,000 evaluations, `learned` (the policy's own placement, 0 evaluations) and
-# learned-discrepancy-moves at 64; seed 1. POLICY=FILE places with another list policy.
+# learned-discrepancy-moves at 64; seed 1. POLICY=FILE places with another list policy,
+# MOVE_POLICY=FILE with another move policy (default: the shipped ones for calibrated models).
 # Usage: tools/calibrated_held_out.sh OUT_DIR   (about 3 minutes on 2 cores)
 set -euo pipefail
 O=$(realpath -m "$1")
@@ -15,6 +16,7 @@ cd "$(dirname "$0")/.."
 mkdir -p "$O/runs"
 P=()
 [ -n "${POLICY:-}" ] && P=(--policy "$POLICY")
+[ -n "${MOVE_POLICY:-}" ] && P+=(--move-policy "$MOVE_POLICY")
 # An execution model alone (a cost table without op rows), so that any model can use it.
 execution_only() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1]))
 json.dump({"format": j["format"], "execution": j["execution"]}, open(sys.argv[2], "w"), indent=1)' "$1" "$2"; }

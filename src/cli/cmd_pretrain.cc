@@ -43,6 +43,48 @@ void add_models(CorpusOptions& co, const std::vector<std::string>& specs) {
   }
 }
 
+// The options both pretrain commands give the corpus: real models, the clusters they are drawn
+// around, and the execution models drawn around calibrated ones.
+struct CorpusArgs {
+  std::vector<std::string> models, clusters = {"paper", "server", "nvlink4"}, executions;
+  int clusters_per_model = 3;
+  double execution_share = -1;  // -1: 0.5 with --execution
+};
+
+void add_corpus_options(CLI::App* cmd, CorpusArgs& a) {
+  cmd->add_option("--model", a.models,
+                  "Also train on this model (file or bundled name), with its input bindings after colons: "
+                  "m.xml:input_ids=1,128:attention_mask=1,128 (repeatable)");
+  cmd->add_option("--clusters-per-model", a.clusters_per_model,
+                  "Perturbed clusters per --model, drawn around the --cluster ones in turn (default 3)")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_option("--cluster", a.clusters,
+                  "Clusters (preset names or files) the --model problems are drawn around, in turn (repeatable; "
+                  "default paper, server, nvlink4)");
+  cmd->add_option("--execution", a.executions,
+                  "A calibrated cost table (devplace calibrate / profile) whose execution model the corpus draws "
+                  "around (repeatable; see --execution-share)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--execution-share", a.execution_share,
+                  "Share of corpus problems that get an execution model drawn around an --execution one: their "
+                  "dispatch, wake-up, op scale and crossing figures scaled by 0.5-2x (default 0.5 with --execution)")
+      ->check(CLI::Range(0.0, 1.0));
+}
+
+void apply_corpus_options(CorpusOptions& co, const CorpusArgs& a) {
+  co.clusters_per_model = a.clusters_per_model;
+  co.clusters = a.clusters;
+  for (const auto& file : a.executions) {
+    const CostTable table = load_cost_table(file);
+    if (!table.execution) throw Error(file, "execution", "no execution model in this cost table (run devplace calibrate)");
+    co.executions.push_back(*table.execution);
+  }
+  if (a.executions.empty() && a.execution_share > 0)
+    throw Error("", "--execution-share", "needs --execution: the calibrated cost tables to draw around");
+  co.execution_share = a.executions.empty() ? 0.0 : a.execution_share < 0 ? 0.5 : a.execution_share;
+  add_models(co, a.models);
+}
+
 // Held-out check of a move policy: unseen synthetic graphs, each placed at `budget` simulated
 // evaluations three ways (as learned-discrepancy, learned-moves and learned-discrepancy-moves);
 // prints the geometric mean of each against the list policy's own placement.
@@ -78,8 +120,9 @@ void validate_moves(const MovePolicy& moves, const ListPolicy& list, int graphs,
 void add_pretrain_moves_command(CLI::App& app) {
   struct Args {
     std::string out, log, policy;
-    std::vector<std::string> models, families = {"layered", "branchy", "transformer"}, validate_families;
-    int graphs = 64, clusters_per_model = 3, starts = 4, validate = 0, validate_budget = 64, members = 4;
+    std::vector<std::string> families = {"layered", "branchy", "transformer"}, validate_families;
+    CorpusArgs corpus;
+    int graphs = 64, starts = 4, validate = 0, validate_budget = 64, members = 4;
     MovePolicyConfig config;
     std::uint64_t seed = 1;
   };
@@ -107,8 +150,7 @@ void add_pretrain_moves_command(CLI::App& app) {
   cmd->add_option("--families", a->families, "Synthetic graph families: layered, branchy, transformer, decoder (default the first three)")
       ->delimiter(',')
       ->check(CLI::IsMember({"layered", "branchy", "transformer", "decoder"}));
-  cmd->add_option("--model", a->models, "Also train on this model, with its input bindings after colons (repeatable)");
-  cmd->add_option("--clusters-per-model", a->clusters_per_model, "Perturbed clusters per --model (default 3)");
+  add_corpus_options(cmd, a->corpus);
   cmd->add_option("--log", a->log, "Write the training log as CSV");
   cmd->add_option("--validate", a->validate,
                   "Then place this many unseen synthetic graphs (another corpus seed) at --validate-budget simulated evaluations: "
@@ -133,9 +175,9 @@ void add_pretrain_moves_command(CLI::App& app) {
       // Each member alone is what `pretrain-moves --members 1 --seed SEED+10j` trains.
       const std::uint64_t seed = a->seed + 10 * static_cast<std::uint64_t>(j);
       CorpusOptions co;
-      co.graphs = a->graphs, co.seed = seed, co.clusters_per_model = a->clusters_per_model;
+      co.graphs = a->graphs, co.seed = seed;
       co.families = families(a->families);
-      add_models(co, a->models);
+      apply_corpus_options(co, a->corpus);
       auto corpus = make_training_corpus(co);
       graphs = corpus.size();
       std::vector<const Problem*> problems;
@@ -185,14 +227,13 @@ void add_pretrain_command(CLI::App& app) {
   add_pretrain_moves_command(app);
   struct Args {
     std::string out, log, init, objective = "sim";
-    std::vector<std::string> models, families = {"layered", "branchy", "transformer"};
-    int clusters_per_model = 3;
+    std::vector<std::string> families = {"layered", "branchy", "transformer"};
+    CorpusArgs corpus;
     std::string imitate;
     long long imitate_budget = 0;
     int graphs = 64, imitation = 400, iterations = 1500, expert = 0, expert_budget = 32, expert_steps = 1, samples = 16,
         hidden = 64, context = 0;
-    double lr = 1e-3, slow_links = 0, cost_tables = 0, execution_share = -1;  // -1: 0.5 with --execution
-    std::vector<std::string> executions;
+    double lr = 1e-3, slow_links = 0, cost_tables = 0;
     std::uint64_t seed = 1;
   };
   auto a = std::make_shared<Args>();
@@ -243,38 +284,18 @@ void add_pretrain_command(CLI::App& app) {
                   "Share of synthetic graphs recast as cost graphs in the form of Tarnawski et al.'s (a host and 2-12 "
                   "accelerators 3-30x faster, transfers 0.1-10x a median op) (default 0)")
       ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--execution", a->executions,
-                  "A calibrated cost table (devplace calibrate / profile) whose execution model the corpus draws "
-                  "around (repeatable; see --execution-share)")
-      ->check(CLI::ExistingFile);
-  cmd->add_option("--execution-share", a->execution_share,
-                  "Share of corpus problems that get an execution model drawn around an --execution one: their "
-                  "dispatch, wake-up, op scale and crossing figures scaled by 0.5-2x (default 0.5 with --execution)")
-      ->check(CLI::Range(0.0, 1.0));
   cmd->add_option("--log", a->log, "Write the training log as CSV");
-  cmd->add_option("--model", a->models,
-                  "Also train on this model (file or bundled name), with its input bindings after colons: "
-                  "m.xml:input_ids=1,128:attention_mask=1,128 (repeatable)");
-  cmd->add_option("--clusters-per-model", a->clusters_per_model,
-                  "Perturbed clusters per --model, around the presets paper, server, nvlink4 (default 3)");
+  add_corpus_options(cmd, a->corpus);
   cmd->callback([a] {
     const Objective objective = a->objective == "tarnawski" ? Objective::tarnawski : Objective::simulator;
     const std::string out = a->out.empty() ? default_list_policy_path(objective) : a->out;
     const auto t0 = std::chrono::steady_clock::now();
     CorpusOptions co;
-    co.graphs = a->graphs, co.seed = a->seed, co.clusters_per_model = a->clusters_per_model;
+    co.graphs = a->graphs, co.seed = a->seed;
     co.split_memory = objective == Objective::tarnawski;
     co.slow_links = a->slow_links, co.cost_tables = a->cost_tables;
     co.families = families(a->families);
-    for (const auto& file : a->executions) {
-      const CostTable table = load_cost_table(file);
-      if (!table.execution) throw Error(file, "execution", "no execution model in this cost table (run devplace calibrate)");
-      co.executions.push_back(*table.execution);
-    }
-    if (a->executions.empty() && a->execution_share > 0)
-      throw Error("", "--execution-share", "needs --execution: the calibrated cost tables to draw around");
-    co.execution_share = a->executions.empty() ? 0.0 : a->execution_share < 0 ? 0.5 : a->execution_share;
-    add_models(co, a->models);
+    apply_corpus_options(co, a->corpus);
     auto corpus = make_training_corpus(co);
     std::vector<const Problem*> problems;
     for (auto& g : corpus) problems.push_back(g->problem.get());

@@ -484,6 +484,33 @@ TEST(TrainingCorpus, ExecutionModelsAreDrawnAroundTheCalibratedOnes) {
   EXPECT_LE(drawn, 30);
 }
 
+// --cluster: the model problems are drawn around the given clusters in turn (a file as a preset
+// name), each perturbed; a cluster that does not load is an error naming it.
+TEST(TrainingCorpus, ModelsAreDrawnAroundTheGivenClustersInTurn) {
+  CorpusOptions co;
+  co.graphs = 0;
+  co.models = {{"resnet50", {}}};
+  co.clusters = {home_dir() + "/tests/data/execution/h200-async.toml", "nvlink4"};
+  co.clusters_per_model = 3;
+  const auto corpus = make_training_corpus(co);
+  ASSERT_EQ(corpus.size(), 3u);
+  const Cluster h200 = load_cluster(co.clusters[0]);
+  for (int k : {0, 2}) {
+    const Cluster& c = corpus[k]->problem->cluster();
+    ASSERT_EQ(c.num_devices(), 2) << k;
+    EXPECT_EQ(c.devices[1].name, "gpu0");
+    EXPECT_NE(c.devices[1].peak_flops, h200.devices[1].peak_flops);  // perturbed
+  }
+  EXPECT_EQ(corpus[1]->problem->cluster().num_devices(), 5);
+  co.clusters = {"no-such-cluster"};
+  try {
+    make_training_corpus(co);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-cluster"), std::string::npos) << e.what();
+  }
+}
+
 // Recast graphs look like Tarnawski et al.'s cost graphs: a host and 2-12 accelerators, each
 // accelerator the same 3-30x faster on every op of a graph, a median transfer 0.1-10x a median
 // op's host time; the rest of the corpus is as without the option.

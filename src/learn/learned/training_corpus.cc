@@ -194,13 +194,15 @@ std::vector<std::unique_ptr<CorpusGraph>> make_training_corpus(const CorpusOptio
     item->graph = std::move(graph);
     corpus.push_back(std::move(item));
   }
-  const std::vector<std::string> presets = {"paper", "server", "nvlink4"};
+  if (!o.models.empty() && o.clusters.empty()) throw Error("", "", "training corpus: models but no cluster to draw around");
+  std::vector<Cluster> bases;
+  for (const auto& spec : o.clusters) bases.push_back(load_cluster(spec));
   for (const auto& [spec, bindings] : o.models) {
     auto model = std::make_shared<Model>(load_model(spec, import_options(bindings)));
     std::shared_ptr<const Graph> graph(model, &model->graph);  // keeps the model alive
     for (int c = 0; c < o.clusters_per_model; ++c) {
       auto item = std::make_unique<CorpusGraph>();
-      item->problem = std::make_unique<Problem>(*graph, perturbed(load_cluster(presets[c % presets.size()]), rng));
+      item->problem = std::make_unique<Problem>(*graph, perturbed(bases[c % bases.size()], rng));
       maybe_execution(*item->problem);
       item->graph = graph;
       corpus.push_back(std::move(item));

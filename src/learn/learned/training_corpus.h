@@ -23,7 +23,7 @@ struct CorpusOptions {
   int min_ops = 60, max_ops = 400;
   std::uint64_t seed = 1;
   // Model files (or bundled names), each with its "name=1,128" input bindings, and how many
-  // perturbed clusters each gets (drawn around the presets paper, server, nvlink4).
+  // perturbed clusters each gets, drawn around `clusters` (below) in turn.
   std::vector<std::pair<std::string, std::vector<std::string>>> models;
   int clusters_per_model = 3;
   // Synthetic families, drawn in turn; {layered} alone draws the corpus of the first shipped policy.
@@ -53,6 +53,8 @@ struct CorpusOptions {
   // executor's crossings and idle wake-ups make a split placement lose. 0: none.
   std::vector<ExecutionModel> executions = {};
   double execution_share = 0;
+  // The clusters (preset names or files) the models' problems are drawn around, in turn.
+  std::vector<std::string> clusters = {"paper", "server", "nvlink4"};
 };
 
 struct CorpusGraph {
