@@ -91,6 +91,8 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     c.pg.lr_end_share = num();
   else if (key == "settled")
     c.pg.settled_entropy = num();
+  else if (key == "settled_gap")
+    c.pg.settled_gap = num();
   else if (key == "patience")
     c.pg.patience = static_cast<int>(num());
   else if (key == "epochs")
@@ -142,7 +144,7 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     throw Error("", "",
                 "--set: unknown key '" + key +
                     "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
-                    "entropy, entropy_end, entropy_decay, entropy_target, entropy_rate, lr_end, settled, patience, epochs, clip, kl, floor, "
+                    "entropy, entropy_end, entropy_decay, entropy_target, entropy_rate, lr_end, settled, settled_gap, patience, epochs, clip, kl, floor, "
                     "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, imitate_steps, demonstration, "
                     "demonstration_margin, "
                     "imitate_share, "

@@ -69,6 +69,8 @@ void check_config(const HsdagConfig& c) {
     throw Error("", "", "HSDAG: epochs must be at least 1, floor and clip positive");
   if (c.pg.entropy_target && !(c.pg.entropy_rate > 0 && c.pg.entropy_start > 0))
     throw Error("", "", "HSDAG: with entropy_target, entropy and entropy_rate must be positive");
+  if (!(c.pg.settled_gap >= 0 && c.pg.settled_gap < 1))
+    throw Error("", "", "HSDAG: settled_gap must be in [0, 1) (0: off)");
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -663,7 +665,7 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   // run would.
   bool settled_before = false;
   for (const EpisodeLog& e : st.log) {
-    settled_before = watch.settled(e.entropy, e.episode - 1, cfg.episodes);
+    settled_before = watch.settled(e.entropy, e.episode - 1, cfg.episodes, e.mean_latency, e.best_latency);
     bonus.observe(e.entropy, e.episode - 1, cfg.episodes);
   }
   for (; !settled_before && st.episode < cfg.episodes; ++st.episode) {
@@ -688,7 +690,7 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
     st.log.push_back(e);
     ++run_episodes;
     if (on_episode) on_episode(e);
-    const bool settled = watch.settled(e.entropy, st.episode, cfg.episodes);
+    const bool settled = watch.settled(e.entropy, st.episode, cfg.episodes, e.mean_latency, e.best_latency);
     bonus.observe(e.entropy, st.episode, cfg.episodes);
     if (!cfg.checkpoint_dir.empty() && cfg.checkpoint_every > 0 && (st.episode + 1) % cfg.checkpoint_every == 0) {
       st.episode += 1;  // the checkpoint records episodes completed

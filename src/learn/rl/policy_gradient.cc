@@ -71,10 +71,13 @@ void EntropyBonus::observe(double entropy, int episode, int episodes) {
   weight_ = std::clamp(weight_ * std::exp(o_.entropy_rate * std::clamp(error, -1.0, 1.0)), 1e-4, 100.0);
 }
 
-bool SettledWatch::settled(double entropy, int episode, int episodes) {
-  if (!(o_.settled_entropy > 0)) return false;
+bool SettledWatch::settled(double entropy, int episode, int episodes, double mean_latency, double best_latency) {
+  if (!(o_.settled_entropy > 0) && !(o_.settled_gap > 0)) return false;
   const bool bonus_done = entropy_decay_done(o_, episode, episodes);
-  run_ = bonus_done && entropy < o_.settled_entropy ? run_ + 1 : 0;
+  const bool sharp = o_.settled_entropy > 0 && entropy < o_.settled_entropy;
+  const bool close = o_.settled_gap > 0 && std::isfinite(mean_latency) && std::isfinite(best_latency) &&
+                     mean_latency <= best_latency * (1 + o_.settled_gap);
+  run_ = bonus_done && (sharp || close) ? run_ + 1 : 0;
   return run_ >= o_.patience;
 }
 

@@ -14,6 +14,7 @@
 //    which way feasibility lies.
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "place/reward.h"
@@ -48,6 +49,10 @@ struct PolicyGradientOptions {
   // value and the mean entropy per decision stayed below this for `patience` episodes. A
   // settled policy only samples its own answer again: further evaluations teach it nothing.
   double settled_entropy = 0;  // 0 = never stop early
+  // Or settled (the bonus at its end too) when the batch's mean latency stayed within this share
+  // of the best sampled for `patience` episodes: the entropy left is on decisions that move the
+  // latency by less than that (ops whose device hardly matters), which no batch resolves. 0 = off.
+  double settled_gap = 0;
   int patience = 20;
   double clip = 0.2;        // PPO ratio clip, per decision
   double target_kl = 0.02;  // stop a batch's steps once the mean KL per decision exceeds it
@@ -93,8 +98,10 @@ class EntropyBonus {
 class SettledWatch {
  public:
   explicit SettledWatch(const PolicyGradientOptions& o) : o_(o) {}
-  // After episode `episode` of `episodes` with this mean entropy per decision: true = stop.
-  bool settled(double entropy, int episode, int episodes);
+  // After episode `episode` of `episodes` with this mean entropy per decision, the batch's mean
+  // latency and the best sampled so far (any unit; NaN: unknown): true = stop.
+  bool settled(double entropy, int episode, int episodes, double mean_latency = std::nan(""),
+               double best_latency = std::nan(""));
 
  private:
   PolicyGradientOptions o_;

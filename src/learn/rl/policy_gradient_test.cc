@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 namespace devplace {
 namespace {
@@ -91,6 +92,33 @@ TEST(PolicyGradient, EntropyBonusTracksATargetFallingFromTheFirstEntropy) {
   SettledWatch watch(o);
   EXPECT_FALSE(watch.settled(1e-4, 49, 101));
   EXPECT_TRUE(watch.settled(1e-4, 50, 101));
+}
+
+// settled_gap: once the bonus has ended, a policy whose batches stay within the gap of the best
+// sampled latency for `patience` episodes has settled, whatever entropy it keeps; a batch further
+// off restarts the count, and unknown or infinite latencies (no feasible sample) never count.
+TEST(PolicyGradient, SettledWhenTheBatchesStayAtTheBestLatency) {
+  PolicyGradientOptions o;
+  o.entropy_start = 0.1, o.entropy_end = 0.0, o.entropy_decay_share = 0.5;
+  o.settled_entropy = 1e-3, o.settled_gap = 0.001, o.patience = 3;
+  SettledWatch watch(o);
+  EXPECT_FALSE(watch.settled(0.02, 48, 101, 1.0, 1.0));  // the bonus has not ended
+  EXPECT_FALSE(watch.settled(0.02, 49, 101, 1.0, 1.0));
+  EXPECT_FALSE(watch.settled(0.02, 50, 101, 1.0005, 1.0));
+  EXPECT_FALSE(watch.settled(0.02, 51, 101, 1.0009, 1.0));
+  EXPECT_FALSE(watch.settled(0.02, 52, 101, 1.002, 1.0));  // 0.2% off: the count restarts
+  EXPECT_FALSE(watch.settled(0.02, 53, 101, 1.0, 1.0));
+  EXPECT_FALSE(watch.settled(0.02, 54, 101, 1.0, 1.0));
+  EXPECT_TRUE(watch.settled(0.02, 55, 101, 1.0, 1.0));
+  SettledWatch unknown(o);
+  const double inf = std::numeric_limits<double>::infinity();
+  for (int e = 50; e < 60; ++e) {
+    EXPECT_FALSE(unknown.settled(0.02, e, 101));
+    EXPECT_FALSE(unknown.settled(0.02, e, 101, inf, inf));
+  }
+  o.settled_gap = 0;  // off: the entropy alone decides
+  SettledWatch entropy_only(o);
+  for (int e = 50; e < 60; ++e) EXPECT_FALSE(entropy_only.settled(0.02, e, 101, 1.0, 1.0));
 }
 
 TEST(PolicyGradient, EntropyBonusWithoutATargetIsTheFixedSchedule) {
