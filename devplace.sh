@@ -14,7 +14,7 @@ cd "$(dirname "$0")"
 BUILD_DIR=${BUILD_DIR:-build}
 
 PACKAGES=(cmake ninja-build g++ ccache pkg-config
-  libtorch-dev libopenblas0-pthread libdnnl-dev libonnx-dev libprotobuf-dev protobuf-compiler
+  libtorch-dev libopenblas0-pthread libdnnl-dev ocl-icd-opencl-dev libonnx-dev libprotobuf-dev protobuf-compiler
   libpugixml-dev nlohmann-json3-dev libtomlplusplus-dev libcli11-dev libmetis-dev libgtest-dev libbenchmark-dev
   libgloo-dev
   pybind11-dev python3-dev python3-numpy python3-pytest python3-torch python3-onnx

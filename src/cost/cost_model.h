@@ -76,6 +76,9 @@ class Problem {
   // they are never transferred and never wait for their producer. Their bytes are charged to
   // the first op that reads them in a kernel (weight_bytes), not to the folded producer.
   bool tensor_resident(int t) const { return resident_[t]; }
+  // True for an op evaluated once at load time (graph/op_costs.h is_folded): it costs nothing per
+  // inference and reads no input at run time, so nothing is copied to it and nothing waits for it.
+  bool folded(int op) const { return folded_[op]; }
   // The device index of the host (first cpu), or -1.
   int host() const { return host_; }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 
-#include "graph/op_costs.h"
 
 namespace devplace {
 
@@ -16,7 +15,7 @@ EdgeCosts::EdgeCosts(const Problem& p) : D_(p.num_devices()) {
   for (int v = 0; v < n; ++v) {
     ins.clear();
     // Constants: no edge. An op folded at load time reads nothing at run time: no in-edges.
-    if (!is_folded(g, g.op(v)))
+    if (!p.folded(v))
       for (int t : g.op(v).inputs)
         if (g.tensor(t).producer >= 0 && !p.tensor_resident(t)) ins.push_back(t);
     // Group the distinct input tensors by producer (ascending producer, then tensor).

@@ -5,7 +5,6 @@
 #include <limits>
 #include <numeric>
 
-#include "graph/op_costs.h"
 #include "sim/simulator.h"
 #include "util/error.h"
 #include "util/stats.h"
@@ -73,7 +72,7 @@ ExecutionModel fit_execution_model(Problem& problem, const std::vector<Placement
       used[p[op]] = 1;
       for (int t : g.op(op).outputs)
         for (int consumer : g.tensor(t).consumers)
-          if (p[consumer] != p[op] && !problem.tensor_resident(t) && !is_folded(g, g.op(consumer)))
+          if (p[consumer] != p[op] && !problem.tensor_resident(t) && !problem.folded(consumer))
             crossed[p[op] * D + p[consumer]] = 1;
     }
   std::vector<Parameter> params;

@@ -55,15 +55,10 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
     producer_[t] = g.tensor(t).producer;
     act_bytes_[t] = problem.tensor_resident(t) ? 0 : problem.tensor_bytes(t);
   }
-  // An op whose outputs are all resident was evaluated at load time (the executor folds it):
-  // at run time it reads nothing, so no input waits for it or is copied to its device.
+  // An op evaluated at load time (Problem::folded; the executor folds it) reads nothing at run
+  // time, so no input waits for it or is copied to its device.
   folded_.assign(n_, 0);
-  for (int i = 0; i < n_; ++i) {
-    const Op& op = g.op(i);
-    bool all_resident = !op.outputs.empty();
-    for (int t : op.outputs) all_resident = all_resident && problem.tensor_resident(t);
-    folded_[i] = all_resident ? 1 : 0;
-  }
+  for (int i = 0; i < n_; ++i) folded_[i] = problem.folded(i) ? 1 : 0;
   in_off_.assign(n_ + 1, 0);
   out_off_.assign(n_ + 1, 0);
   for (int i = 0; i < n_; ++i) {
