@@ -605,6 +605,34 @@ TEST(Learned, ShippedPolicyBeatsHeftOnTheBundledModels) {
   }
 }
 
+// The policies retrained for the H200 (policies/learned-h200.pt and learned-moves-h200.pt,
+// docs/design/learned.md "Retraining for a calibrated cluster"), on the tables fitted to the
+// shared H200 runs: the policy's own placement is no slower than either device alone and faster
+// than the GPU alone on BERT-base (6.742 against 7.015 ms), and the move search from it never
+// returns anything slower.
+TEST(Learned, H200PoliciesPlaceTheFittedH200ModelsNoSlowerThanOneDevice) {
+  const ListPolicy policy = ListPolicy::load(home_dir() + "/policies/learned-h200.pt");
+  const MovePolicy moves = MovePolicy::load(home_dir() + "/policies/learned-moves-h200.pt");
+  const std::string d = home_dir() + "/tests/data/execution/";
+  for (const char* name : {"resnet50", "inception_v3", "bert_base"}) {
+    auto lp = load_problem(name, {}, d + "h200-async.toml", d + "h200-async-" + name + "/calibrated.json");
+    const Problem& p = *lp->problem;
+    ASSERT_NE(p.execution(), nullptr) << name;
+    Simulator sim(p);
+    const double own = sim.makespan(policy.greedy(p));
+    double best_single = kInfeasibleTime;
+    for (int dev = 0; dev < p.num_devices(); ++dev) best_single = std::min(best_single, sim.makespan(Placement(p.num_ops(), dev)));
+    EXPECT_LE(own, best_single * (1 + 1e-9)) << name;
+    if (std::string(name) == "bert_base") {
+      EXPECT_LT(own, best_single * 0.98) << name;
+    }
+    SimulatedReward reward(p);
+    const Placement searched = moves.improve(p, reward, policy.greedy(p), 64);
+    EXPECT_LE(sim.makespan(searched), own * (1 + 1e-9)) << name;
+    EXPECT_LE(reward.evaluations(), 64) << name;
+  }
+}
+
 // The learned rows of the registry that spend a budget, on the shipped policy: each returns a
 // placement at least as fast as the policy's own (they keep the best they evaluated, and the own
 // placement is the first they evaluate: learned-sampled, learned-discrepancy,
