@@ -63,6 +63,7 @@ ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective)
     kind_cpu_[d] = p.cluster().devices[d].kind == "cpu";
     kind_gpu_[d] = p.cluster().devices[d].kind == "gpu";
   }
+  links_ = objective == Objective::simulator && D_ > 1;
   cand_.resize(D_);
   reset();
 }
@@ -104,6 +105,10 @@ void ScheduleEnv::reset() {
   finish_.assign(n_, 0);
   avail_.assign(D_, 0);
   busy_.assign(D_, 0);
+  if (links_) {
+    link_free_.assign(static_cast<std::size_t>(D_) * D_, 0);
+    arrival_.assign(static_cast<std::size_t>(n_) * D_, -1);
+  }
   ledger_.emplace(p_, edges_);
   if (contiguity_) contiguity_->reset();
   cand_for_ = -1;
@@ -128,7 +133,7 @@ void ScheduleEnv::evaluate_current() const {
     c.time = kernel_time(v, d);
     c.runs = c.time < kInfeasibleTime;
     c.fits = c.runs && ledger_->fits(v, d, device_);
-    c.ready = edges_.data_ready(v, d, device_, finish_);
+    c.ready = links_ ? linked_ready(v, d, false) : edges_.data_ready(v, d, device_, finish_);
     c.start = start_time(d, c.ready);
     c.finish = c.runs ? c.start + c.time : kInfeasibleTime;
   }
@@ -243,6 +248,37 @@ int ScheduleEnv::earliest_finish_device() const {
   return best < 0 ? 0 : best;
 }
 
+double ScheduleEnv::linked_ready(int v, int d, bool book) const {
+  double ready = 0;
+  std::vector<int> sends;  // in-edges whose data must cross to d
+  for (int e = edges_.in_begin(v); e < edges_.in_end(v); ++e) {
+    const int u = edges_.src(e);
+    const double arrived = arrival_[static_cast<std::size_t>(u) * D_ + d];
+    if (device_[u] == d) ready = std::max(ready, finish_[u]);
+    else if (arrived >= 0) ready = std::max(ready, arrived);
+    else sends.push_back(e);
+  }
+  // The copies go in the order their producers finish (ties by name: free of the numbering).
+  const Graph& g = p_.graph();
+  std::sort(sends.begin(), sends.end(), [&](int a, int b) {
+    const int ua = edges_.src(a), ub = edges_.src(b);
+    if (finish_[ua] != finish_[ub]) return finish_[ua] < finish_[ub];
+    return g.op(ua).name < g.op(ub).name;
+  });
+  std::vector<double> free(D_);
+  for (int s = 0; s < D_; ++s) free[s] = link_free_[static_cast<std::size_t>(s) * D_ + d];
+  for (int e : sends) {
+    const int u = edges_.src(e), s = device_[u];
+    const double start = std::max(finish_[u], free[s]);
+    free[s] = start + edges_.cost(e, s, d);
+    ready = std::max(ready, free[s]);
+    if (book) arrival_[static_cast<std::size_t>(u) * D_ + d] = free[s];
+  }
+  if (book)
+    for (int s = 0; s < D_; ++s) link_free_[static_cast<std::size_t>(s) * D_ + d] = free[s];
+  return ready;
+}
+
 void ScheduleEnv::commit(int v, int d, double start, double time) {
   device_[v] = d;
   finish_[v] = start + time;
@@ -254,6 +290,7 @@ void ScheduleEnv::commit(int v, int d, double start, double time) {
 void ScheduleEnv::step(int d) {
   evaluate_current();
   const Candidate& c = cand_[d];
+  if (links_) linked_ready(current_op(), d, true);
   commit(current_op(), d, c.runs ? c.start : c.ready, c.runs ? c.time : 0);
   if (contiguity_) {  // the rest of the unit follows its leader, in op (topological) order
     const std::vector<int>& ops = unit_ops_[step_];

@@ -7,7 +7,10 @@
 // trained on some graphs and clusters applies to any other (any size, any number of devices).
 //
 // The partial schedule is the scheduler's own estimate (HEFT's model without insertion: each
-// device runs its ops one after another in decision order, a transfer costs its link time);
+// device runs its ops one after another in decision order, a transfer costs its link time and,
+// under the simulator objective, waits for the copies queued on its link before it, as the
+// simulator's links do: with many crossings the estimate otherwise runs well ahead of the
+// simulated schedule);
 // the reward comes from the simulator afterwards. Constants (folded ops) take no decision: they
 // are on every device. Torch-free, so other front ends (Python) can drive it as well.
 //
@@ -89,6 +92,11 @@ class ScheduleEnv {
   void evaluate_current() const;  // fills cand_ for the current op
   bool is_allowed(int d) const;   // REQUIRES evaluate_current()
   void commit(int v, int d, double start, double time);
+  // Under the simulator objective: when op v's inputs are all on device d, the copies from
+  // other devices queued on their links behind earlier copies (first come, first served, in
+  // the order their producers finish), each producer's data sent to a device once. With
+  // `book`, books the copies (links busy, data present on d).
+  double linked_ready(int v, int d, bool book) const;
   double start_time(int d, double ready) const;  // when a task ready at `ready` starts on d
   bool decides_first(int a, int b) const;   // the decision order: rank, then name
   void order_units(const Graph& g);  // tarnawski: units_, decisions_ and contiguity_
@@ -109,6 +117,10 @@ class ScheduleEnv {
   int step_ = 0;
   Placement device_;
   std::vector<double> finish_, avail_, busy_;
+  // Simulator objective: per directed link (source x destination) when it is free, and per
+  // (producer, device) when the producer's data arrived there (-1: not sent).
+  bool links_ = false;
+  mutable std::vector<double> link_free_, arrival_;
   std::optional<MemoryLedger> ledger_;  // rebuilt by reset()
   mutable std::vector<Candidate> cand_;
   mutable int cand_for_ = -1;

@@ -98,6 +98,25 @@ TEST(ScheduleEnv, UnderAnExecutionModelChargesDispatchWakeUpsAndCrossings) {
   EXPECT_DOUBLE_EQ(sim.makespan({0, 1, 0}), 5.9);
 }
 
+// Two copies for one op on one link go one after the other, as in the simulator: p1 (cpu, ends
+// at 1) and p2 (cpu, ends at 2) feed j on the gpu through copies of 2 s each: p1's crosses 1-3,
+// p2's waits for the link and crosses 3-5, so j runs 5-6 (each copy alone would let it start at 4).
+TEST(ScheduleEnv, CopiesOnOneLinkWaitForEachOther) {
+  test::Builder b;
+  b.op("p1", {}, 1, 9, 2);
+  b.op("p2", {}, 1, 9, 2);
+  b.op("j", {"p1", "p2"}, 9, 1);
+  b.g.finalize();
+  Problem p(b.g, test::two_devices(), &b.table);
+  ScheduleEnv env(p);
+  while (!env.done()) env.step(env.earliest_finish_device());
+  EXPECT_EQ(env.placement(), (Placement{0, 0, 1}));
+  EXPECT_DOUBLE_EQ(env.finish_time(b.g.find_op("p2")), 2);
+  EXPECT_DOUBLE_EQ(env.finish_time(b.g.find_op("j")), 6);
+  Simulator sim(p);
+  EXPECT_DOUBLE_EQ(sim.makespan({0, 0, 1}), 6);
+}
+
 TEST(ScheduleEnv, OnlyDevicesThatRunTheOpAreAllowed) {
   Chain c;
   c.b.table.op_time["b"] = {{"cpu", 5}};  // b cannot run on the gpu
