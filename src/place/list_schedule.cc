@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <limits>
 
-
 namespace devplace {
 
 EdgeCosts::EdgeCosts(const Problem& p) : D_(p.num_devices()) {

@@ -55,17 +55,13 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
     producer_[t] = g.tensor(t).producer;
     act_bytes_[t] = problem.tensor_resident(t) ? 0 : problem.tensor_bytes(t);
   }
-  // An op evaluated at load time (Problem::folded; the executor folds it) reads nothing at run
-  // time, so no input waits for it or is copied to its device.
-  folded_.assign(n_, 0);
-  for (int i = 0; i < n_; ++i) folded_[i] = problem.folded(i) ? 1 : 0;
   in_off_.assign(n_ + 1, 0);
   out_off_.assign(n_ + 1, 0);
   for (int i = 0; i < n_; ++i) {
     const Op& op = g.op(i);
     std::vector<int> ins;
     for (int t : op.inputs)
-      if (!folded_[i] && producer_[t] >= 0 && !problem.tensor_resident(t)) ins.push_back(t);  // constants wait for nothing
+      if (!problem.folded(i) && producer_[t] >= 0 && !problem.tensor_resident(t)) ins.push_back(t);  // constants wait for nothing
     std::sort(ins.begin(), ins.end());
     ins.erase(std::unique(ins.begin(), ins.end()), ins.end());
     in_tensor_.insert(in_tensor_.end(), ins.begin(), ins.end());
@@ -76,7 +72,7 @@ Simulator::Simulator(const Problem& problem) : problem_(problem), n_(problem.num
   cons_off_.assign(T + 1, 0);
   for (int t = 0; t < T; ++t) {
     for (int c : g.tensor(t).consumers)
-      if (!folded_[c]) cons_op_.push_back(c);
+      if (!problem.folded(c)) cons_op_.push_back(c);
     cons_off_[t + 1] = static_cast<int>(cons_op_.size());
   }
   // Tie ranks: the longer path to the graph's end first (each op at its fastest time; the
@@ -249,7 +245,7 @@ bool Simulator::simulate_executor(const Placement& p) {
   };
 
   auto run_task = [&](int task, int w, double now) {
-    if (task < n_ && folded_[task]) {  // evaluated at load time: no task at run time
+    if (task < n_ && problem_.folded(task)) {  // evaluated at load time: no task at run time
       op_start_[task] = op_end_[task] = now;
       inline_first_[task] = inline_end_[task] = static_cast<int>(copies_.size());
       return now;
@@ -319,7 +315,7 @@ bool Simulator::simulate_executor(const Placement& p) {
     queues[d].pop_back();
     busy[d] = 1;
     const double end = run_task(task, d, now);
-    if (!(task < n_ && folded_[task])) worker_free_[d] = end;
+    if (!(task < n_ && problem_.folded(task))) worker_free_[d] = end;
     push_event(end, task, false);
   };
 

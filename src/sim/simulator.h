@@ -69,7 +69,6 @@ class Simulator {
   std::vector<int> producer_;              // tensor -> op or -1
   std::vector<std::int64_t> act_bytes_;    // tensor -> bytes, 0 for resident tensors
   std::vector<int> tie_;                   // op -> its place among simultaneous events (lower first)
-  std::vector<char> folded_;               // op -> evaluated at load time (Problem::folded)
   // Scratch.
   std::vector<int> pending_;
   std::vector<double> ready_time_, op_start_, op_end_, link_free_, arrival_;

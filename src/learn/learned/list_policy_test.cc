@@ -619,7 +619,8 @@ TEST(Learned, H200PoliciesPlaceTheFittedH200ModelsNoSlowerThanOneDevice) {
     const Problem& p = *lp->problem;
     ASSERT_NE(p.execution(), nullptr) << name;
     Simulator sim(p);
-    const double own = sim.makespan(policy.greedy(p));
+    const Placement greedy = policy.greedy(p);
+    const double own = sim.makespan(greedy);
     double best_single = kInfeasibleTime;
     for (int dev = 0; dev < p.num_devices(); ++dev) best_single = std::min(best_single, sim.makespan(Placement(p.num_ops(), dev)));
     EXPECT_LE(own, best_single * (1 + 1e-9)) << name;
@@ -627,7 +628,7 @@ TEST(Learned, H200PoliciesPlaceTheFittedH200ModelsNoSlowerThanOneDevice) {
       EXPECT_LT(own, best_single * 0.98) << name;
     }
     SimulatedReward reward(p);
-    const Placement searched = moves.improve(p, reward, policy.greedy(p), 64);
+    const Placement searched = moves.improve(p, reward, greedy, 64);
     EXPECT_LE(sim.makespan(searched), own * (1 + 1e-9)) << name;
     EXPECT_LE(reward.evaluations(), 64) << name;
   }

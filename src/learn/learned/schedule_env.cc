@@ -250,7 +250,8 @@ int ScheduleEnv::earliest_finish_device() const {
 
 double ScheduleEnv::linked_ready(int v, int d, bool book) const {
   double ready = 0;
-  std::vector<int> sends;  // in-edges whose data must cross to d
+  std::vector<int>& sends = sends_;
+  sends.clear();
   for (int e = edges_.in_begin(v); e < edges_.in_end(v); ++e) {
     const int u = edges_.src(e);
     const double arrived = arrival_[static_cast<std::size_t>(u) * D_ + d];
@@ -265,7 +266,8 @@ double ScheduleEnv::linked_ready(int v, int d, bool book) const {
     if (finish_[ua] != finish_[ub]) return finish_[ua] < finish_[ub];
     return g.op(ua).name < g.op(ub).name;
   });
-  std::vector<double> free(D_);
+  std::vector<double>& free = free_;
+  free.resize(D_);
   for (int s = 0; s < D_; ++s) free[s] = link_free_[static_cast<std::size_t>(s) * D_ + d];
   for (int e : sends) {
     const int u = edges_.src(e), s = device_[u];

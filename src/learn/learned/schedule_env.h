@@ -121,6 +121,8 @@ class ScheduleEnv {
   // (producer, device) when the producer's data arrived there (-1: not sent).
   bool links_ = false;
   mutable std::vector<double> link_free_, arrival_;
+  mutable std::vector<int> sends_;       // linked_ready's scratch: in-edges whose data must cross
+  mutable std::vector<double> free_;     // linked_ready's scratch: per source, when its link to d is free
   std::optional<MemoryLedger> ledger_;  // rebuilt by reset()
   mutable std::vector<Candidate> cand_;
   mutable int cand_for_ = -1;
