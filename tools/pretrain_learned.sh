@@ -2,9 +2,10 @@
 # Trains devplace's own learned placer (docs/design/learned.md) on the synthetic corpus plus real
 # graphs: the ten OpenVINO IR graphs of ../shared/data/openvino and the three bundled models,
 # each on perturbed clusters around the presets. LEAVE_OUT=name[,name] drops graphs (for the
-# zero-shot evaluation: a graph is placed by a policy that never saw it). Extra arguments go to
-# `devplace pretrain` (e.g. -o FILE --seed S); PRETRAIN=pretrain-moves trains the move policy
-# on the same graphs instead. Run from the repository root after a build (DEVPLACE=path runs
+# zero-shot evaluation: a graph is placed by a policy that never saw it). The list policy first
+# imitates, per problem, local search's placement where it beats the earliest-finish choice.
+# Extra arguments go to `devplace pretrain` (e.g. -o FILE --seed S); PRETRAIN=pretrain-moves
+# trains the move policy on the same graphs instead. Run from the repository root after a build (DEVPLACE=path runs
 # another devplace binary).
 cd "$(dirname "$0")/.."
 S=../shared/data/openvino
@@ -24,4 +25,6 @@ for g in "${GRAPHS[@]}"; do
   if [[ ",${LEAVE_OUT}," == *",$name,"* ]]; then continue; fi
   ARGS+=(--model "$g")
 done
-exec "${DEVPLACE:-build/devplace}" "${PRETRAIN:-pretrain}" "${ARGS[@]}" "$@"
+PRETRAIN=${PRETRAIN:-pretrain}
+[[ "$PRETRAIN" == pretrain ]] && ARGS+=(--imitate local-search)
+exec "${DEVPLACE:-build/devplace}" "$PRETRAIN" "${ARGS[@]}" "$@"

@@ -5,8 +5,9 @@ returns ``(observation, reward, terminated, truncated, info)``, with numpy obser
 
 Two ways to act:
 
-* ``mode="op"`` (default): one step per op, in the order of devplace's learned placer (the
-  highest upward rank among the ops whose producers are placed). The observation describes the
+* ``mode="op"`` (default): one step per op, in the order of devplace's learned placer (among
+  the ops whose producers are placed, the one whose inputs are made first in the estimated
+  schedule, ties to the highest upward rank). The observation describes the
   op at hand on every device (``features``: ``[num_devices x 19]`` from the partial schedule:
   time ratios, finish and ready gaps, transfer delay, busy and memory shares ...; ``allowed``:
   the devices where it runs and fits) and the placement so far (``placement``: a device per op,

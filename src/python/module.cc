@@ -460,7 +460,10 @@ PYBIND11_MODULE(_devplace, m) {
                    "device " + std::to_string(device) + " is outside [0, " + std::to_string(env.num_devices()) + ")");
              env.step(device);
            })
-      .def_property_readonly("placement", &ScheduleEnv::placement);
+      .def_property_readonly("placement", &ScheduleEnv::placement)
+      .def("finish_time", &ScheduleEnv::finish_time, py::arg("op"),
+           "When the op finishes in the environment's estimate of the partial schedule (seconds; 0 for constants and "
+           "ops not placed yet).");
 
   m.def(
       "random_episodes_per_second",

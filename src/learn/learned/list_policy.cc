@@ -86,14 +86,20 @@ torch::Tensor masked_log_softmax(const torch::Tensor& scores, const torch::Tenso
 struct Rollout {
   torch::Tensor features, allowed, actions;
   std::vector<Placement> placements;
-  torch::Tensor ops;   // [T] the op of every decision (the same in every episode)
+  torch::Tensor ops;   // [K, T] the op of every decision (the order follows the choices)
   GraphInputs graph;   // for the context network, when the policy has one
 };
 
 enum class Choice { greedy_then_sample, greedy, teacher };
 
-// Per rollout and decision: a device the decision must take, or -1 (decide as `Choice` says).
+// Per rollout and op: a device the op's decision must take, or -1 (decide as `Choice` says).
 using Forced = std::vector<std::vector<int>>;
+
+// Episode k's ops in decision order.
+std::vector<int> decision_order(const Rollout& r, int k) {
+  const torch::Tensor row = r.ops[k].contiguous();
+  return std::vector<int>(row.data_ptr<std::int64_t>(), row.data_ptr<std::int64_t>() + row.numel());
+}
 
 }  // namespace
 
@@ -135,7 +141,7 @@ struct ListPolicy::Impl {
     Rollout r;
     if (context > 0) r.graph = graph_inputs(p, envs[0]);
     const torch::Tensor emb = embed(r.graph);
-    std::vector<std::int64_t> ops(T);
+    std::vector<std::int64_t> ops(static_cast<std::size_t>(K) * T), now(K);
     r.features = torch::zeros({K, T, D, kF});
     r.allowed = torch::zeros({K, T, D}, torch::kBool);
     r.actions = torch::zeros({K, T}, torch::kLong);
@@ -149,18 +155,18 @@ struct ListPolicy::Impl {
         const std::size_t row = (static_cast<std::size_t>(k) * T + t) * D;
         envs[k].observe(f + row * kF, allowed.data());
         for (int d = 0; d < D; ++d) a[row + d] = allowed[d] != 0;
+        ops[static_cast<std::size_t>(k) * T + t] = now[k] = envs[k].current_op();
       }
-      ops[t] = envs[0].current_op();
       torch::Tensor probs;  // [K, D]
       if (how != Choice::teacher) {
-        const torch::Tensor rows = context > 0 ? emb[ops[t]].expand({K, context}) : torch::Tensor();
+        const torch::Tensor rows = context > 0 ? emb.index_select(0, torch::tensor(now, torch::kLong)) : torch::Tensor();
         probs = torch::softmax(
             scores(r.features.select(1, t), rows).masked_fill(r.allowed.select(1, t).logical_not(), -1e9), -1);
       }
       for (int k = 0; k < K; ++k) {
         int d = 0;
         const bool* ok = a + (static_cast<std::size_t>(k) * T + t) * D;
-        const int must = forced ? (*forced)[k][t] : -1;
+        const int must = forced ? (*forced)[k][now[k]] : -1;
         if (must >= 0 && ok[must]) {
           d = must;
         } else if (how == Choice::teacher) {
@@ -188,26 +194,23 @@ struct ListPolicy::Impl {
       }
     }
     for (auto& e : envs) r.placements.push_back(e.placement());
-    r.ops = torch::tensor(ops, torch::kLong);
+    r.ops = torch::tensor(ops, torch::kLong).view({K, T});
     return r;
   }
 
-  // Per decision's op, its context rows [T, c] (undefined without a context network).
+  // Per episode and decision, its op's context rows [K, T, c] (undefined without a context network).
   torch::Tensor op_rows(const Rollout& r) {
-    return context > 0 ? embed(r.graph).index_select(0, r.ops) : torch::Tensor();
+    if (context == 0) return {};
+    return embed(r.graph).index_select(0, r.ops.flatten()).view({r.ops.size(0), r.ops.size(1), context});
   }
-  torch::Tensor log_probs(const Rollout& r) {
-    torch::Tensor rows = op_rows(r);
-    if (rows.defined()) rows = rows.unsqueeze(0).expand({r.features.size(0), -1, -1});
-    return masked_log_softmax(scores(r.features, rows), r.allowed);
-  }
+  torch::Tensor log_probs(const Rollout& r) { return masked_log_softmax(scores(r.features, op_rows(r)), r.allowed); }
 
   struct Searched {
     Rollout best;  // one rollout: the best placement's decisions and observations
     double latency = 0;
     double own_latency = 0;  // the policy's own placement's, the search's start
   };
-  // Decisions (decision, device) forced on top of an incumbent; the others decided greedily after
+  // Decisions (op, device) forced on top of an incumbent; the others decided greedily after
   // them, or, with keep_rest, as the incumbent decided them (where its mask still allows).
   struct Change {
     std::vector<std::pair<int, int>> forced;
@@ -220,6 +223,7 @@ struct ListPolicy::Impl {
     Placement start;
     std::set<Change> changes;
   };
+  // start: per op, a device its decision must take (-1: free), held through the search.
   Searched search(const Problem& p, Reward& reward, int budget, int rounds, Objective objective,
                   Tried* memory = nullptr, const std::vector<int>* start = nullptr);
   Searched search_portfolio(const Problem& p, Reward& reward, int budget, Objective objective);
@@ -243,7 +247,8 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
   const Forced start_forced = start ? Forced{*start} : Forced{};
   Rollout best_rollout = rollout(p, 1, Choice::greedy, rng, objective, start ? &start_forced : nullptr);
   const int T = static_cast<int>(best_rollout.actions.size(1)), D = p.num_devices();
-  std::vector<int> forced_best = start ? *start : std::vector<int>(T, -1);  // the incumbent's forced decisions
+  // The incumbent's forced decisions, per op.
+  std::vector<int> forced_best = start ? *start : std::vector<int>(p.num_ops(), -1);
   Placement best = best_rollout.placements[0];
   double best_latency = reward.latency(best);
   const double own_latency = best_latency;
@@ -261,15 +266,18 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     torch::Tensor probs;
     {
       torch::NoGradGuard no_grad;
+      torch::Tensor rows = op_rows(best_rollout);
+      if (rows.defined()) rows = rows[0];
       probs = torch::softmax(
-          scores(best_rollout.features[0], op_rows(best_rollout)).masked_fill(best_rollout.allowed[0].logical_not(), -1e9), -1);
+          scores(best_rollout.features[0], rows).masked_fill(best_rollout.allowed[0].logical_not(), -1e9), -1);
     }
     auto pr = probs.accessor<float, 2>();
     auto taken = best_rollout.actions.accessor<std::int64_t, 2>();
     auto ok = best_rollout.allowed.accessor<bool, 3>();
+    const std::vector<int> op_at = decision_order(best_rollout, 0);  // the incumbent's op of each decision
     std::vector<std::pair<float, std::pair<int, int>>> doubts;  // (probability, (decision, device))
     for (int t = 0; t < T; ++t) {
-      if (forced_best[t] >= 0) continue;
+      if (forced_best[op_at[t]] >= 0) continue;
       int alt = -1;
       for (int d = 0; d < D; ++d)
         if (d != taken[0][t] && ok[0][t][d] && (alt < 0 || pr[t][d] > pr[t][alt])) alt = d;
@@ -282,7 +290,8 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     std::vector<std::pair<float, Change>> candidates;
     int runs_made = 0;
     for (const auto& [prob, change] : doubts) {
-      if (Change single{{change}}; !tried.count(single)) candidates.push_back({prob, std::move(single)});
+      if (Change single{{{op_at[change.first], change.second}}}; !tried.count(single))
+        candidates.push_back({prob, std::move(single)});
       // Under Tarnawski's model, whenever the candidates reach a multiple of kRunEvery, also a
       // run of units from this one on, in decision (topological) order, to one device (in turn
       // this decision's second device and the host), the incumbent's other decisions kept: a
@@ -294,7 +303,7 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
         const int device = made % 2 == 1 && p.host() >= 0 ? p.host() : change.second;
         Change run{{}, true};
         for (int t = change.first; t < std::min(T, change.first + length); ++t)
-          if (forced_best[t] < 0) run.forced.push_back({t, device});
+          if (forced_best[op_at[t]] < 0) run.forced.push_back({op_at[t], device});
         if (run.forced.size() > 1 && !tried.count(run)) candidates.push_back({prob, std::move(run)});
       }
     }
@@ -302,7 +311,9 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
       const int top = std::min<int>(64, static_cast<int>(doubts.size()));
       for (int a = 0; a < top; ++a)
         for (int b = a + 1; b < top; ++b) {
-          Change pair{{doubts[a].second, doubts[b].second}};
+          const auto [ta, da] = doubts[a].second;
+          const auto [tb, db] = doubts[b].second;
+          Change pair{{{op_at[ta], da}, {op_at[tb], db}}};
           if (!tried.count(pair)) candidates.push_back({doubts[a].first * doubts[b].first, std::move(pair)});
         }
       std::stable_sort(candidates.begin(), candidates.end(),
@@ -315,8 +326,8 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     for (int k = 0; k < n; ++k) {
       const Change& c = candidates[k].second;
       if (c.keep_rest)
-        for (int t = 0; t < T; ++t) forced[k][t] = static_cast<int>(taken[0][t]);
-      for (const auto& [t, d] : c.forced) forced[k][t] = forced_only[k][t] = d;
+        for (int t = 0; t < T; ++t) forced[k][op_at[t]] = static_cast<int>(taken[0][t]);
+      for (const auto& [v, d] : c.forced) forced[k][v] = forced_only[k][v] = d;
       tried.insert(c);
     }
     Rollout r = rollout(p, n, Choice::greedy, rng, objective, &forced);
@@ -335,6 +346,7 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
     best_rollout.features = r.features.narrow(0, winner, 1);
     best_rollout.allowed = r.allowed.narrow(0, winner, 1);
     best_rollout.actions = r.actions.narrow(0, winner, 1);
+    best_rollout.ops = r.ops.narrow(0, winner, 1);
   }
   if (memory) memory->start = first, memory->changes = moved ? tried_from_start : tried;
   best_rollout.placements = {best};
@@ -353,12 +365,13 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search_portfolio(const Problem& p, 
   Searched own = search(p, counted, budget / 2, 0, objective);
   int left = budget - static_cast<int>(counted.count());
   const int T = static_cast<int>(own.best.actions.size(1));
+  const std::vector<int> order = decision_order(own.best, 0);  // fixed under Tarnawski's model
   std::mt19937_64 rng(0);  // unused: every decision is greedy or forced
   double best = kInfeasibleTime;
   std::vector<int> best_start;
   for (int length = 2; length < 2 * T && left > 1; length *= 2, --left) {
-    std::vector<int> start(T, -1);
-    std::fill(start.begin(), start.begin() + std::min(T, length), p.host());
+    std::vector<int> start(p.num_ops(), -1);
+    for (int t = 0; t < std::min(T, length); ++t) start[order[t]] = p.host();
     const Forced forced{start};
     const Evaluation e = reward.evaluate(rollout(p, 1, Choice::greedy, rng, objective, &forced).placements[0]);
     if (e.feasible && e.latency < best) best = e.latency, best_start = std::move(start);
@@ -522,9 +535,7 @@ ExpertStep expert_step(ListPolicy::Impl& m, torch::optim::Adam& opt, const Probl
 // The rollout that decides as `target` does (where a decision's mask forbids the target's
 // device, the earliest-finish choice): an imitation target with the policy's own observations.
 Rollout follow(ListPolicy::Impl& m, const Problem& p, const Placement& target, Objective objective) {
-  const ScheduleEnv env(p, objective);
-  Forced forced(1);
-  for (int v : env.decision_ops()) forced[0].push_back(target[v]);
+  const Forced forced{target};
   std::mt19937_64 rng(0);  // unused: every decision is forced or the teacher's
   return m.rollout(p, 1, Choice::teacher, rng, objective, &forced);
 }
@@ -548,8 +559,8 @@ std::vector<Rollout> imitation_targets(ListPolicy::Impl& m, const std::vector<co
     // that made the placement faster, not the search's arbitrary ones.
     double best = rewards[g]->latency(target);
     const Placement& heft = teacher.placements[0];
-    // The decision order, free of the ops' numbering.
-    const std::vector<int> order = c.objective == Objective::simulator ? ScheduleEnv(p).decision_ops() : std::vector<int>{};
+    // The teacher's decision order, free of the ops' numbering.
+    const std::vector<int> order = c.objective == Objective::simulator ? decision_order(teacher, 0) : std::vector<int>{};
     for (int v : order) {
       if (best >= kInfeasibleTime || target[v] == heft[v]) continue;
       const int mine = target[v];

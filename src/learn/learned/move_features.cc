@@ -46,7 +46,8 @@ void MoveFeatures::compute(const Placement& placement, std::vector<Move>& moves,
   const int n = p_.num_ops(), D = p_.num_devices();
   env_.reset();
   while (!env_.done()) env_.step(placement[env_.current_op()]);
-  const std::vector<int>& order = env_.decision_ops();
+  const std::vector<int>& order = env_.decision_ops();  // this placement's: it follows the choices
+  for (std::size_t k = 0; k < order.size(); ++k) position_[order[k]] = static_cast<int>(k);
   const EdgeCosts& edges = env_.edges();
   const Placement& dev = env_.placement();  // constants on device 0, the rest as given
   std::vector<double> start(n, 0), finish(n, 0), latest_finish(n, 0), latest_start(n, 0);

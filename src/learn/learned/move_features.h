@@ -5,7 +5,7 @@
 // The features come from the timeline of the placement: the reward's trace of it where the
 // reward keeps one (the simulator's schedule of a placement it has evaluated: Reward::trace, no
 // further evaluation), else the list scheduler's own estimate (learn/learned/schedule_env.h replayed with
-// the placement's decisions: HEFT's model without insertion). The trace ranks moves better: it is
+// the placement's decisions). The trace ranks moves better: it is
 // the timeline the reward itself computed. Per move: the op's time on both devices, its slack in
 // the estimated schedule (how late it may finish without delaying the end), how late it would be on
 // the other device given where its producers and consumers are, the idle time of that device
@@ -71,7 +71,7 @@ class MoveFeatures {
  private:
   const Problem& p_;
   ScheduleEnv env_;
-  std::vector<int> position_;  // op -> its place in the decision order, -1 for constants
+  std::vector<int> position_;  // op -> its place in the last placement's decision order, -1 for constants
   double makespan_ = 0;
 };
 

@@ -23,7 +23,7 @@
 namespace devplace {
 namespace {
 
-// The earliest-finish placement (HEFT without insertion): the start of the searches below.
+// The earliest-finish placement (the list scheduler's own): the start of the searches below.
 Placement earliest_finish(const Problem& p) {
   ScheduleEnv env(p);
   while (!env.done()) env.step(env.earliest_finish_device());

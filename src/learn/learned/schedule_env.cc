@@ -64,13 +64,17 @@ ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective)
     kind_gpu_[d] = p.cluster().devices[d].kind == "gpu";
   }
   links_ = objective == Objective::simulator && D_ > 1;
+  follow_simulator_ = links_ && !p.execution();
+  decides_.assign(n_, 0);
+  for (int v : decisions_) decides_[v] = 1;
+  if (follow_simulator_) rank_order_ = decisions_;
   cand_.resize(D_);
   reset();
 }
 
 bool ScheduleEnv::decides_first(int a, int b) const {
-  // HEFT's order, but free of the ops' numbering: the highest rank first, ties by name (a
-  // renumbered graph is decided in the same order).
+  // The highest rank first (HEFT's order), ties by name: free of the ops' numbering, so a
+  // renumbered graph is decided in the same order.
   if (rank_[a] != rank_[b]) return rank_[a] > rank_[b];
   return p_.graph().op(a).name < p_.graph().op(b).name;
 }
@@ -106,12 +110,43 @@ void ScheduleEnv::reset() {
   avail_.assign(D_, 0);
   busy_.assign(D_, 0);
   if (links_) {
-    link_free_.assign(static_cast<std::size_t>(D_) * D_, 0);
+    link_busy_.assign(static_cast<std::size_t>(D_) * D_, {});
+    device_busy_.assign(D_, {});
     arrival_.assign(static_cast<std::size_t>(n_) * D_, -1);
   }
   ledger_.emplace(p_, edges_);
   if (contiguity_) contiguity_->reset();
   cand_for_ = -1;
+  if (follow_simulator_) {
+    decisions_ = rank_order_;
+    waiting_.assign(n_, 0);
+    frontier_.clear();
+    for (int v : decisions_) {
+      for (int e = edges_.in_begin(v); e < edges_.in_end(v); ++e) waiting_[v] += decides_[edges_.src(e)];
+      if (waiting_[v] == 0) frontier_.push_back(v);
+    }
+    advance_order();
+  }
+}
+
+void ScheduleEnv::advance_order() {
+  if (frontier_.empty()) return;
+  auto made = [&](int v) {
+    double t = 0;
+    for (int e = edges_.in_begin(v); e < edges_.in_end(v); ++e) t = std::max(t, finish_[edges_.src(e)]);
+    return t;
+  };
+  std::size_t best = 0;
+  double best_t = made(frontier_[0]);
+  for (std::size_t k = 1; k < frontier_.size(); ++k) {
+    const double t = made(frontier_[k]);
+    if (t < best_t || (t == best_t && decides_first(frontier_[k], frontier_[best]))) best = k, best_t = t;
+  }
+  // The chosen op moves up to this step; the ones not decided yet stay in rank order behind it.
+  const auto at = std::find(decisions_.begin() + step_, decisions_.end(), frontier_[best]);
+  std::rotate(decisions_.begin() + step_, at, at + 1);
+  frontier_[best] = frontier_.back();
+  frontier_.pop_back();
 }
 
 double ScheduleEnv::kernel_time(int v, int d) const {
@@ -134,7 +169,8 @@ void ScheduleEnv::evaluate_current() const {
     c.runs = c.time < kInfeasibleTime;
     c.fits = c.runs && ledger_->fits(v, d, device_);
     c.ready = links_ ? linked_ready(v, d, false) : edges_.data_ready(v, d, device_, finish_);
-    c.start = start_time(d, c.ready);
+    c.start = follow_simulator_ && c.runs ? earliest_slot(device_busy_[d], c.ready, c.time, true)
+                                          : start_time(d, c.ready);
     c.finish = c.runs ? c.start + c.time : kInfeasibleTime;
   }
   cand_for_ = step_;
@@ -248,6 +284,27 @@ int ScheduleEnv::earliest_finish_device() const {
   return best < 0 ? 0 : best;
 }
 
+double ScheduleEnv::earliest_slot(const std::vector<Interval>& timeline, double ready, double length, bool gaps) {
+  // The first interval that ends after `ready` (without gaps: after the last one); the ones before
+  // it cannot delay the task.
+  auto it = gaps ? std::upper_bound(timeline.begin(), timeline.end(), ready,
+                                    [](double t, const Interval& iv) { return t < iv.end; })
+                 : timeline.end();
+  double idle_from = it == timeline.begin() ? 0.0 : std::prev(it)->end;
+  for (;; ++it) {
+    const double start = std::max(ready, idle_from);
+    if (it == timeline.end() || start + length <= it->start) return start;
+    idle_from = it->end;
+  }
+}
+
+void ScheduleEnv::occupy(std::vector<Interval>& timeline, double start, double end) {
+  if (!(end > start)) return;
+  auto it = std::upper_bound(timeline.begin(), timeline.end(), start,
+                             [](double t, const Interval& iv) { return t < iv.start; });
+  timeline.insert(it, {start, end});
+}
+
 double ScheduleEnv::linked_ready(int v, int d, bool book) const {
   double ready = 0;
   std::vector<int>& sends = sends_;
@@ -266,18 +323,24 @@ double ScheduleEnv::linked_ready(int v, int d, bool book) const {
     if (finish_[ua] != finish_[ub]) return finish_[ua] < finish_[ub];
     return g.op(ua).name < g.op(ub).name;
   });
-  std::vector<double>& free = free_;
-  free.resize(D_);
-  for (int s = 0; s < D_; ++s) free[s] = link_free_[static_cast<std::size_t>(s) * D_ + d];
+  // Each copy takes the first gap on its link from when its producer finishes; copies only
+  // estimated are taken back afterwards.
+  booked_.clear();
   for (int e : sends) {
     const int u = edges_.src(e), s = device_[u];
-    const double start = std::max(finish_[u], free[s]);
-    free[s] = start + edges_.cost(e, s, d);
-    ready = std::max(ready, free[s]);
-    if (book) arrival_[static_cast<std::size_t>(u) * D_ + d] = free[s];
+    const int link = s * D_ + d;
+    const double cost = edges_.cost(e, s, d);
+    const double start = earliest_slot(link_busy_[link], finish_[u], cost, follow_simulator_);
+    occupy(link_busy_[link], start, start + cost);
+    if (cost > 0) booked_.push_back({link, start});
+    ready = std::max(ready, start + cost);
+    if (book) arrival_[static_cast<std::size_t>(u) * D_ + d] = start + cost;
   }
-  if (book)
-    for (int s = 0; s < D_; ++s) link_free_[static_cast<std::size_t>(s) * D_ + d] = free[s];
+  if (!book)
+    for (const auto& [link, start] : booked_) {
+      auto& timeline = link_busy_[link];
+      timeline.erase(std::find_if(timeline.begin(), timeline.end(), [&](const Interval& iv) { return iv.start == start; }));
+    }
   return ready;
 }
 
@@ -285,6 +348,7 @@ void ScheduleEnv::commit(int v, int d, double start, double time) {
   device_[v] = d;
   finish_[v] = start + time;
   avail_[d] = std::max(avail_[d], finish_[v]);
+  if (follow_simulator_) occupy(device_busy_[d], start, finish_[v]);
   busy_[d] += time;
   ledger_->commit(v, d, device_);
 }
@@ -304,7 +368,15 @@ void ScheduleEnv::step(int d) {
     }
     contiguity_->choose(unit_of_decision_[step_], d);
   }
+  if (follow_simulator_) {
+    const int v = current_op();
+    for (int k = edges_.out_begin(v); k < edges_.out_end(v); ++k) {
+      const int s = edges_.dst(edges_.out_edge(k));
+      if (decides_[s] && --waiting_[s] == 0) frontier_.push_back(s);
+    }
+  }
   ++step_;
+  if (follow_simulator_ && !done()) advance_order();
 }
 
 }  // namespace devplace

@@ -1,20 +1,23 @@
 // The decision process of devplace's own learned placer (learn/learned/list_policy.h): a list scheduler
-// whose device choices a policy makes. Ops are visited in HEFT's order (the highest upward rank
-// among the ops whose producers are placed; ties by name, so renumbering a graph's ops changes
-// nothing); for the op at hand the environment builds one feature row per
+// whose device choices a policy makes. Among the ops whose producers are placed, the next is the
+// one whose inputs are made first (its producers' latest estimated finish), ties to the highest
+// upward rank, then the name (so renumbering a graph's ops changes nothing): the order the
+// simulator meets the ops in, which makes the estimate below follow the simulated schedule on
+// multi-branch graphs. For the op at hand the environment builds one feature row per
 // device from the partial schedule, the policy scores every row with one shared network, and
 // the op goes to the chosen device. Nothing in a row names the op or the device, so a policy
 // trained on some graphs and clusters applies to any other (any size, any number of devices).
 //
-// The partial schedule is the scheduler's own estimate (HEFT's model without insertion: each
-// device runs its ops one after another in decision order, a transfer costs its link time and,
-// under the simulator objective, waits for the copies queued on its link before it, as the
-// simulator's links do: with many crossings the estimate otherwise runs well ahead of the
-// simulated schedule);
-// the reward comes from the simulator afterwards. Constants (folded ops) take no decision: they
+// The partial schedule is the scheduler's own estimate of the simulator's: a device runs one op
+// at a time and a link one copy at a time; an op or copy takes the first idle gap from when it
+// is ready that holds it (insertion: the simulator's devices and links never wait while work is
+// ready); a producer's data crosses to a device once. The reward comes from the simulator
+// afterwards. Constants (folded ops) take no decision: they
 // are on every device. Torch-free, so other front ends (Python) can drive it as well.
 //
-// Under the latency model of Tarnawski et al. (Objective::tarnawski) a decision places a unit:
+// Under the latency model of Tarnawski et al. (Objective::tarnawski) the estimate is HEFT's
+// model without insertion (a device runs its ops in decision order, a transfer costs its link
+// time, links have no queue), and a decision places a unit:
 // ops that must share a device (a colour class, and what joins them in a cycle; coarsen.h
 // with only co-location) go together, units are visited in a topological order of their DAG
 // (highest rank first), and a device is allowed only when the placement can still be completed
@@ -54,7 +57,9 @@ class ScheduleEnv {
   int num_devices() const { return D_; }
   // The op to place now (under tarnawski: its unit's op of highest rank). REQUIRES !done().
   int current_op() const { return decisions_[step_]; }
-  // Every decision's op, in decision order (fixed for a problem: it does not depend on the choices).
+  // Every decision's op in this episode's decision order: the ops decided so far, then the rest
+  // in rank order. Under the simulator objective the order follows the choices, so it is final
+  // only once done(); under tarnawski it is fixed for a problem.
   const std::vector<int>& decision_ops() const { return decisions_; }
   // Features of the current op on every device, [num_devices() x kFeatures] row-major, and
   // which devices are allowed (the op runs there and, where memory is limited, fits; when no
@@ -67,8 +72,8 @@ class ScheduleEnv {
   // decision (constants do not).
   static constexpr int kOpFeatures = 7;
   std::vector<float> op_features() const;
-  // The allowed device with the earliest estimated finish (ties: lower index): HEFT's choice
-  // without insertion, the teacher of the imitation stage.
+  // The allowed device with the earliest estimated finish (ties: lower index): the
+  // earliest-finish choice, the default teacher of the imitation stage.
   int earliest_finish_device() const;
   // Places the current op (its unit) on `device` and advances. REQUIRES !done(), 0 <= device < D.
   void step(int device);
@@ -92,19 +97,28 @@ class ScheduleEnv {
   void evaluate_current() const;  // fills cand_ for the current op
   bool is_allowed(int d) const;   // REQUIRES evaluate_current()
   void commit(int v, int d, double start, double time);
-  // Under the simulator objective: when op v's inputs are all on device d, the copies from
-  // other devices queued on their links behind earlier copies (first come, first served, in
-  // the order their producers finish), each producer's data sent to a device once. With
-  // `book`, books the copies (links busy, data present on d).
+  // Under the simulator objective: when op v's inputs are all on device d, each copy from
+  // another device taking the first gap on its link from when its producer finishes (in the
+  // order the producers finish), each producer's data sent to a device once. With `book`,
+  // books the copies (links busy, data present on d).
   double linked_ready(int v, int d, bool book) const;
   double start_time(int d, double ready) const;  // when a task ready at `ready` starts on d
-  bool decides_first(int a, int b) const;   // the decision order: rank, then name
+  struct Interval {
+    double start, end;
+  };
+  // The earliest start at or after `ready` of a task of `length` on a timeline of disjoint
+  // intervals sorted by start, in the first idle gap that holds it (without `gaps`: after the
+  // last interval).
+  static double earliest_slot(const std::vector<Interval>& timeline, double ready, double length, bool gaps);
+  static void occupy(std::vector<Interval>& timeline, double start, double end);
+  bool decides_first(int a, int b) const;   // rank, then name
   void order_units(const Graph& g);  // tarnawski: units_, decisions_ and contiguity_
 
   const Problem& p_;
   int n_, D_;
   EdgeCosts edges_;
   std::vector<int> decisions_;  // ops in decision order
+  std::vector<int> rank_order_;  // simulator objective: the ops by rank, where each episode starts
   // Tarnawski only: per decision, the unit's index and its ops (leader first, then in op order),
   // and the feasibility mask over units.
   std::vector<int> unit_of_decision_;
@@ -120,10 +134,25 @@ class ScheduleEnv {
   // Simulator objective: per directed link (source x destination) when it is free, and per
   // (producer, device) when the producer's data arrived there (-1: not sent).
   bool links_ = false;
-  mutable std::vector<double> link_free_, arrival_;
+  // Simulator objective without an execution model: decisions in the order the inputs are made,
+  // ops and copies into the first gap that holds them. Under an execution model a worker also
+  // runs the copies, which the estimate does not book, so its gaps are not really idle there: it
+  // keeps the rank order and appends each task after the last.
+  bool follow_simulator_ = false;
+  mutable std::vector<double> arrival_;
+  // Simulator objective: per device and per directed link, the intervals it is busy.
+  std::vector<std::vector<Interval>> device_busy_;
+  mutable std::vector<std::vector<Interval>> link_busy_;
   mutable std::vector<int> sends_;       // linked_ready's scratch: in-edges whose data must cross
-  mutable std::vector<double> free_;     // linked_ready's scratch: per source, when its link to d is free
+  mutable std::vector<std::pair<int, double>> booked_;  // linked_ready's scratch: (link, start) to undo
   std::optional<MemoryLedger> ledger_;  // rebuilt by reset()
+  // Simulator objective: the decision order follows the estimated schedule.
+  std::vector<int> waiting_;   // per op: producers not decided yet
+  std::vector<int> frontier_;  // ops whose producers are all decided, not decided themselves
+  std::vector<char> decides_;  // per op: takes a decision
+  // Moves to decisions_[step_] the frontier's op whose inputs are made first (its producers'
+  // latest finish), ties by decides_first.
+  void advance_order();
   mutable std::vector<Candidate> cand_;
   mutable int cand_for_ = -1;
 };

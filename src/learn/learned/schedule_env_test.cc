@@ -117,6 +117,65 @@ TEST(ScheduleEnv, CopiesOnOneLinkWaitForEachOther) {
   EXPECT_DOUBLE_EQ(sim.makespan({0, 0, 1}), 6);
 }
 
+// The environment after placing every op as `placement` says, in its own order.
+ScheduleEnv replay(const Problem& p, const Placement& placement) {
+  ScheduleEnv env(p);
+  while (!env.done()) env.step(placement[env.current_op()]);
+  return env;
+}
+
+// The ops' estimated finishes must be the simulator's op ends.
+void expect_the_simulated_schedule(const Problem& p, const Placement& placement) {
+  const ScheduleEnv env = replay(p, placement);
+  ASSERT_EQ(env.placement(), placement);
+  const Schedule s = Simulator(p).run(placement);
+  for (int v = 0; v < p.num_ops(); ++v)
+    EXPECT_DOUBLE_EQ(env.finish_time(v), s.ops[v].end) << p.graph().op(v).name;
+}
+
+// a (cpu, 0-1) feeds b -> c and the short s, all on the gpu after a 0.5 s copy. b has the
+// higher rank and goes first (1.5-2.5); then s, ready since 1.5, is decided before c (ready at
+// 2.5): the gpu runs s 2.5-3.5 and c 3.5-4.5, as the simulator's ready-first queue does. (In rank
+// order c would come before s: 2.5-3.5, s 3.5-4.5.)
+TEST(ScheduleEnv, OpsAreDecidedInTheOrderTheirInputsAreMade) {
+  test::Builder b;
+  b.op("a", {}, 1, 1);
+  b.op("b", {"a"}, 9, 1);
+  b.op("c", {"b"}, 9, 1);
+  b.op("s", {"a"}, 9, 1);
+  b.g.finalize();
+  Problem p(b.g, test::two_devices(), &b.table);
+  Placement placement(4, 1);
+  placement[b.g.find_op("a")] = 0;
+  const ScheduleEnv env = replay(p, placement);
+  std::vector<std::string> order;
+  for (int v : env.decision_ops()) order.push_back(b.g.op(v).name);
+  EXPECT_EQ(order, (std::vector<std::string>{"a", "b", "s", "c"}));
+  EXPECT_DOUBLE_EQ(env.finish_time(b.g.find_op("s")), 3.5);
+  EXPECT_DOUBLE_EQ(env.finish_time(b.g.find_op("c")), 4.5);
+  expect_the_simulated_schedule(p, placement);
+}
+
+// An op decided later but ready earlier runs in the gap it was ready for. a (cpu, 0-1) feeds b
+// on the gpu, whose copy arrives at 1.5; z (gpu, 0-1.2) feeds w (gpu, 0.25 s). b's inputs are made
+// first (at 1), so b is decided first and runs 1.5-2.5; w, decided after it, is ready at 1.2 and
+// fits the gpu's idle gap: 1.2-1.45, as in the simulator (appended after b it would end at 2.75).
+TEST(ScheduleEnv, AnOpDecidedLateRunsInTheGapItWasReadyFor) {
+  test::Builder b;
+  b.op("a", {}, 1, 9);
+  b.op("z", {}, 9, 1.2);
+  b.op("b", {"a"}, 9, 1);
+  b.op("w", {"z"}, 9, 0.25);
+  b.g.finalize();
+  Problem p(b.g, test::two_devices(), &b.table);
+  Placement placement(4, 1);
+  placement[b.g.find_op("a")] = 0;
+  const ScheduleEnv env = replay(p, placement);
+  EXPECT_DOUBLE_EQ(env.finish_time(b.g.find_op("b")), 2.5);
+  EXPECT_DOUBLE_EQ(env.finish_time(b.g.find_op("w")), 1.45);
+  expect_the_simulated_schedule(p, placement);
+}
+
 TEST(ScheduleEnv, OnlyDevicesThatRunTheOpAreAllowed) {
   Chain c;
   c.b.table.op_time["b"] = {{"cpu", 5}};  // b cannot run on the gpu
