@@ -298,11 +298,12 @@ double ScheduleEnv::earliest_slot(const std::vector<Interval>& timeline, double 
   }
 }
 
-void ScheduleEnv::occupy(std::vector<Interval>& timeline, double start, double end) {
-  if (!(end > start)) return;
+bool ScheduleEnv::occupy(std::vector<Interval>& timeline, double start, double end) {
+  if (!(end > start)) return false;  // takes no time: nothing to book
   auto it = std::upper_bound(timeline.begin(), timeline.end(), start,
                              [](double t, const Interval& iv) { return t < iv.start; });
   timeline.insert(it, {start, end});
+  return true;
 }
 
 double ScheduleEnv::linked_ready(int v, int d, bool book) const {
@@ -331,8 +332,7 @@ double ScheduleEnv::linked_ready(int v, int d, bool book) const {
     const int link = s * D_ + d;
     const double cost = edges_.cost(e, s, d);
     const double start = earliest_slot(link_busy_[link], finish_[u], cost, follow_simulator_);
-    occupy(link_busy_[link], start, start + cost);
-    if (cost > 0) booked_.push_back({link, start});
+    if (occupy(link_busy_[link], start, start + cost)) booked_.push_back({link, start});
     ready = std::max(ready, start + cost);
     if (book) arrival_[static_cast<std::size_t>(u) * D_ + d] = start + cost;
   }

@@ -110,7 +110,8 @@ class ScheduleEnv {
   // intervals sorted by start, in the first idle gap that holds it (without `gaps`: after the
   // last interval).
   static double earliest_slot(const std::vector<Interval>& timeline, double ready, double length, bool gaps);
-  static void occupy(std::vector<Interval>& timeline, double start, double end);
+  // Books [start, end) on the timeline; false (nothing booked) when it takes no time.
+  static bool occupy(std::vector<Interval>& timeline, double start, double end);
   bool decides_first(int a, int b) const;   // rank, then name
   void order_units(const Graph& g);  // tarnawski: units_, decisions_ and contiguity_
 
