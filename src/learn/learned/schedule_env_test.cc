@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <random>
 #include <set>
+#include <string>
 
 #include "io/tarnawski_import.h"
 #include "place/synthetic.h"
@@ -133,27 +135,39 @@ void expect_the_simulated_schedule(const Problem& p, const Placement& placement)
     EXPECT_DOUBLE_EQ(env.finish_time(v), s.ops[v].end) << p.graph().op(v).name;
 }
 
+// A graph built by a test, with op "a" on the cpu and every other op on the gpu, replayed
+// through the environment.
+struct AOnTheCpu {
+  test::Builder b;
+  std::unique_ptr<Problem> p;
+  Placement placement;
+  ScheduleEnv replayed() {
+    b.g.finalize();
+    p = std::make_unique<Problem>(b.g, test::two_devices(), &b.table);
+    placement.assign(b.g.num_ops(), 1);
+    placement[b.g.find_op("a")] = 0;
+    return replay(*p, placement);
+  }
+  double finish(const ScheduleEnv& env, const char* op) const { return env.finish_time(b.g.find_op(op)); }
+};
+
 // a (cpu, 0-1) feeds b -> c and the short s, all on the gpu after a 0.5 s copy. b has the
 // higher rank and goes first (1.5-2.5); then s, ready since 1.5, is decided before c (ready at
 // 2.5): the gpu runs s 2.5-3.5 and c 3.5-4.5, as the simulator's ready-first queue does. (In rank
 // order c would come before s: 2.5-3.5, s 3.5-4.5.)
 TEST(ScheduleEnv, OpsAreDecidedInTheOrderTheirInputsAreMade) {
-  test::Builder b;
-  b.op("a", {}, 1, 1);
-  b.op("b", {"a"}, 9, 1);
-  b.op("c", {"b"}, 9, 1);
-  b.op("s", {"a"}, 9, 1);
-  b.g.finalize();
-  Problem p(b.g, test::two_devices(), &b.table);
-  Placement placement(4, 1);
-  placement[b.g.find_op("a")] = 0;
-  const ScheduleEnv env = replay(p, placement);
+  AOnTheCpu t;
+  t.b.op("a", {}, 1, 1);
+  t.b.op("b", {"a"}, 9, 1);
+  t.b.op("c", {"b"}, 9, 1);
+  t.b.op("s", {"a"}, 9, 1);
+  const ScheduleEnv env = t.replayed();
   std::vector<std::string> order;
-  for (int v : env.decision_ops()) order.push_back(b.g.op(v).name);
+  for (int v : env.decision_ops()) order.push_back(t.b.g.op(v).name);
   EXPECT_EQ(order, (std::vector<std::string>{"a", "b", "s", "c"}));
-  EXPECT_DOUBLE_EQ(env.finish_time(b.g.find_op("s")), 3.5);
-  EXPECT_DOUBLE_EQ(env.finish_time(b.g.find_op("c")), 4.5);
-  expect_the_simulated_schedule(p, placement);
+  EXPECT_DOUBLE_EQ(t.finish(env, "s"), 3.5);
+  EXPECT_DOUBLE_EQ(t.finish(env, "c"), 4.5);
+  expect_the_simulated_schedule(*t.p, t.placement);
 }
 
 // An op decided later but ready earlier runs in the gap it was ready for. a (cpu, 0-1) feeds b
@@ -161,19 +175,15 @@ TEST(ScheduleEnv, OpsAreDecidedInTheOrderTheirInputsAreMade) {
 // first (at 1), so b is decided first and runs 1.5-2.5; w, decided after it, is ready at 1.2 and
 // fits the gpu's idle gap: 1.2-1.45, as in the simulator (appended after b it would end at 2.75).
 TEST(ScheduleEnv, AnOpDecidedLateRunsInTheGapItWasReadyFor) {
-  test::Builder b;
-  b.op("a", {}, 1, 9);
-  b.op("z", {}, 9, 1.2);
-  b.op("b", {"a"}, 9, 1);
-  b.op("w", {"z"}, 9, 0.25);
-  b.g.finalize();
-  Problem p(b.g, test::two_devices(), &b.table);
-  Placement placement(4, 1);
-  placement[b.g.find_op("a")] = 0;
-  const ScheduleEnv env = replay(p, placement);
-  EXPECT_DOUBLE_EQ(env.finish_time(b.g.find_op("b")), 2.5);
-  EXPECT_DOUBLE_EQ(env.finish_time(b.g.find_op("w")), 1.45);
-  expect_the_simulated_schedule(p, placement);
+  AOnTheCpu t;
+  t.b.op("a", {}, 1, 9);
+  t.b.op("z", {}, 9, 1.2);
+  t.b.op("b", {"a"}, 9, 1);
+  t.b.op("w", {"z"}, 9, 0.25);
+  const ScheduleEnv env = t.replayed();
+  EXPECT_DOUBLE_EQ(t.finish(env, "b"), 2.5);
+  EXPECT_DOUBLE_EQ(t.finish(env, "w"), 1.45);
+  expect_the_simulated_schedule(*t.p, t.placement);
 }
 
 TEST(ScheduleEnv, OnlyDevicesThatRunTheOpAreAllowed) {
