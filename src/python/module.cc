@@ -461,7 +461,15 @@ PYBIND11_MODULE(_devplace, m) {
              env.step(device);
            })
       .def_property_readonly("placement", &ScheduleEnv::placement)
-      .def("finish_time", &ScheduleEnv::finish_time, py::arg("op"),
+      .def(
+          "finish_time",
+          [](const ScheduleEnv& env, int op) {
+            const int n = static_cast<int>(env.placement().size());
+            if (op < 0 || op >= n)
+              throw Error("", "", "op " + std::to_string(op) + " is outside [0, " + std::to_string(n) + ")");
+            return env.finish_time(op);
+          },
+          py::arg("op"),
            "When the op finishes in the environment's estimate of the partial schedule (seconds; 0 for constants and "
            "ops not placed yet).");
 

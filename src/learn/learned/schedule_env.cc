@@ -67,6 +67,8 @@ ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective)
   follow_simulator_ = links_ && !p.execution();
   decides_.assign(n_, 0);
   for (int v : decisions_) decides_[v] = 1;
+  for (const auto& unit : unit_ops_)
+    for (int v : unit) decides_[v] = 1;
   if (follow_simulator_) rank_order_ = decisions_;
   cand_.resize(D_);
   reset();
@@ -111,42 +113,47 @@ void ScheduleEnv::reset() {
   busy_.assign(D_, 0);
   if (links_) {
     link_busy_.assign(static_cast<std::size_t>(D_) * D_, {});
-    device_busy_.assign(D_, {});
     arrival_.assign(static_cast<std::size_t>(n_) * D_, -1);
   }
   ledger_.emplace(p_, edges_);
   if (contiguity_) contiguity_->reset();
   cand_for_ = -1;
   if (follow_simulator_) {
+    device_busy_.assign(D_, {});
     decisions_ = rank_order_;
+    position_.resize(n_);
+    for (std::size_t k = 0; k < decisions_.size(); ++k) position_[decisions_[k]] = static_cast<int>(k);
     waiting_.assign(n_, 0);
     frontier_.clear();
     for (int v : decisions_) {
       for (int e = edges_.in_begin(v); e < edges_.in_end(v); ++e) waiting_[v] += decides_[edges_.src(e)];
-      if (waiting_[v] == 0) frontier_.push_back(v);
+      if (waiting_[v] == 0) enter_frontier(v);
     }
     advance_order();
   }
 }
 
+void ScheduleEnv::enter_frontier(int v) {
+  // Its producers are all decided, so when its inputs are made is fixed from now on.
+  double made = 0;
+  for (int e = edges_.in_begin(v); e < edges_.in_end(v); ++e) made = std::max(made, finish_[edges_.src(e)]);
+  frontier_.push_back({made, v});
+  std::push_heap(frontier_.begin(), frontier_.end(), [&](const Ready& a, const Ready& b) { return goes_after(a, b); });
+}
+
+bool ScheduleEnv::goes_after(const Ready& a, const Ready& b) const {
+  return a.made != b.made ? a.made > b.made : decides_first(b.op, a.op);
+}
+
 void ScheduleEnv::advance_order() {
   if (frontier_.empty()) return;
-  auto made = [&](int v) {
-    double t = 0;
-    for (int e = edges_.in_begin(v); e < edges_.in_end(v); ++e) t = std::max(t, finish_[edges_.src(e)]);
-    return t;
-  };
-  std::size_t best = 0;
-  double best_t = made(frontier_[0]);
-  for (std::size_t k = 1; k < frontier_.size(); ++k) {
-    const double t = made(frontier_[k]);
-    if (t < best_t || (t == best_t && decides_first(frontier_[k], frontier_[best]))) best = k, best_t = t;
-  }
-  // The chosen op moves up to this step; the ones not decided yet stay in rank order behind it.
-  const auto at = std::find(decisions_.begin() + step_, decisions_.end(), frontier_[best]);
-  std::rotate(decisions_.begin() + step_, at, at + 1);
-  frontier_[best] = frontier_.back();
+  std::pop_heap(frontier_.begin(), frontier_.end(), [&](const Ready& a, const Ready& b) { return goes_after(a, b); });
+  const int v = frontier_.back().op;
   frontier_.pop_back();
+  // The chosen op swaps places with the one at this step.
+  const int here = decisions_[step_], at = position_[v];
+  std::swap(decisions_[step_], decisions_[at]);
+  position_[v] = step_, position_[here] = at;
 }
 
 double ScheduleEnv::kernel_time(int v, int d) const {
@@ -241,10 +248,6 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
 
 std::vector<float> ScheduleEnv::op_features() const {
   std::vector<float> x(static_cast<std::size_t>(n_) * kOpFeatures, 0.f);
-  std::vector<char> decides(n_, 0);
-  for (int v : decisions_) decides[v] = 1;
-  for (const auto& unit : unit_ops_)
-    for (int v : unit) decides[v] = 1;
   const double u = unit_;
   for (int v = 0; v < n_; ++v) {
     float* r = &x[static_cast<std::size_t>(v) * kOpFeatures];
@@ -264,7 +267,7 @@ std::vector<float> ScheduleEnv::op_features() const {
     r[3] = outs ? slog(out_cost / outs / u) : 0.f;
     r[4] = slog(edges_.in_end(v) - edges_.in_begin(v));
     r[5] = slog(outs);
-    r[6] = decides[v];
+    r[6] = decides_[v];
   }
   return x;
 }
@@ -372,7 +375,7 @@ void ScheduleEnv::step(int d) {
     const int v = current_op();
     for (int k = edges_.out_begin(v); k < edges_.out_end(v); ++k) {
       const int s = edges_.dst(edges_.out_edge(k));
-      if (decides_[s] && --waiting_[s] == 0) frontier_.push_back(s);
+      if (decides_[s] && --waiting_[s] == 0) enter_frontier(s);
     }
   }
   ++step_;

@@ -58,8 +58,8 @@ class ScheduleEnv {
   // The op to place now (under tarnawski: its unit's op of highest rank). REQUIRES !done().
   int current_op() const { return decisions_[step_]; }
   // Every decision's op in this episode's decision order: the ops decided so far, then the rest
-  // in rank order. Under the simulator objective the order follows the choices, so it is final
-  // only once done(); under tarnawski it is fixed for a problem.
+  // (under the simulator objective in no particular order: the order follows the choices, so it
+  // is final only once done()); under tarnawski it is fixed for a problem.
   const std::vector<int>& decision_ops() const { return decisions_; }
   // Features of the current op on every device, [num_devices() x kFeatures] row-major, and
   // which devices are allowed (the op runs there and, where memory is limited, fits; when no
@@ -132,8 +132,8 @@ class ScheduleEnv {
   int step_ = 0;
   Placement device_;
   std::vector<double> finish_, avail_, busy_;
-  // Simulator objective: per directed link (source x destination) when it is free, and per
-  // (producer, device) when the producer's data arrived there (-1: not sent).
+  // Simulator objective: copies queue on their links (link_busy_), and per (producer, device)
+  // when the producer's data arrived there (arrival_, -1: not sent).
   bool links_ = false;
   // Simulator objective without an execution model: decisions in the order the inputs are made,
   // ops and copies into the first gap that holds them. Under an execution model a worker also
@@ -141,18 +141,25 @@ class ScheduleEnv {
   // keeps the rank order and appends each task after the last.
   bool follow_simulator_ = false;
   mutable std::vector<double> arrival_;
-  // Simulator objective: per device and per directed link, the intervals it is busy.
+  // Per directed link (source x destination) and, when following the simulator, per device: the
+  // intervals it is busy.
   std::vector<std::vector<Interval>> device_busy_;
   mutable std::vector<std::vector<Interval>> link_busy_;
   mutable std::vector<int> sends_;       // linked_ready's scratch: in-edges whose data must cross
   mutable std::vector<std::pair<int, double>> booked_;  // linked_ready's scratch: (link, start) to undo
   std::optional<MemoryLedger> ledger_;  // rebuilt by reset()
-  // Simulator objective: the decision order follows the estimated schedule.
-  std::vector<int> waiting_;   // per op: producers not decided yet
-  std::vector<int> frontier_;  // ops whose producers are all decided, not decided themselves
-  std::vector<char> decides_;  // per op: takes a decision
-  // Moves to decisions_[step_] the frontier's op whose inputs are made first (its producers'
-  // latest finish), ties by decides_first.
+  std::vector<char> decides_;  // per op: takes a decision (under tarnawski, with its unit)
+  // When following the simulator, the decision order follows the estimated schedule.
+  struct Ready {
+    double made;  // when the op's inputs are made: its producers' latest finish
+    int op;
+  };
+  std::vector<int> waiting_;     // per op: producers not decided yet
+  std::vector<Ready> frontier_;  // a heap of the ops whose producers are all decided (goes_after)
+  std::vector<int> position_;    // per op: its index in decisions_
+  void enter_frontier(int v);    // REQUIRES every producer of v decided
+  bool goes_after(const Ready& a, const Ready& b) const;  // made later, else decides_first(b, a)
+  // Moves to decisions_[step_] the frontier's op whose inputs are made first, ties by decides_first.
   void advance_order();
   mutable std::vector<Candidate> cand_;
   mutable int cand_for_ = -1;
