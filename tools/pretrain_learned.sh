@@ -2,8 +2,8 @@
 # Trains devplace's own learned placer (docs/design/learned.md) on the synthetic corpus plus real
 # graphs: the ten OpenVINO IR graphs of ../shared/data/openvino and the three bundled models,
 # each on perturbed clusters around the presets. LEAVE_OUT=name[,name] drops graphs (for the
-# zero-shot evaluation: a graph is placed by a policy that never saw it). The list policy first
-# imitates, per problem, local search's placement where it beats the earliest-finish choice.
+# zero-shot evaluation: a graph is placed by a policy that never saw it). The list policy
+# imitates its lookahead teacher (3,000 updates, no policy gradient: docs/design/learned.md).
 # Extra arguments go to `devplace pretrain` (e.g. -o FILE --seed S); PRETRAIN=pretrain-moves
 # trains the move policy on the same graphs instead. Run from the repository root after a build (DEVPLACE=path runs
 # another devplace binary).
@@ -26,5 +26,5 @@ for g in "${GRAPHS[@]}"; do
   ARGS+=(--model "$g")
 done
 PRETRAIN=${PRETRAIN:-pretrain}
-[[ "$PRETRAIN" == pretrain ]] && ARGS+=(--imitate local-search)
+[[ "$PRETRAIN" == pretrain ]] && ARGS+=(--imitation 3000 --iterations 0)
 exec "${DEVPLACE:-build/devplace}" "$PRETRAIN" "${ARGS[@]}" "$@"

@@ -6,6 +6,7 @@
 #include "learn/learned/learned_compositions.h"
 #include "learn/learned/list_policy.h"
 #include "learn/learned/move_policy.h"
+#include "learn/learned/schedule_env.h"
 #include "learn/peers/peers.h"
 #include "place/segment_search.h"
 #include "sim/simulator.h"
@@ -150,9 +151,23 @@ class LearnedListPlacer : public Placer {
   LearnedComposition c_;
 };
 
+// The learned list policy's teacher alone, a control for what the network adds: its decision
+// process with every op on the device of least estimated finish plus PEFT's optimistic cost
+// (ScheduleEnv::lookahead_device). No network and no evaluation.
+class LookaheadPlacer : public Placer {
+ public:
+  std::string name() const override { return "lookahead"; }
+  Placement place(const Problem& p, const PlaceOptions& o) override {
+    ScheduleEnv env(p, o.objective);
+    while (!env.done()) env.step(env.lookahead_device());
+    return env.placement();
+  }
+};
+
 }  // namespace
 
 void add_learned_placers(PlacerRegistry& registry) {
+  registry.add("lookahead", [](const Problem&, const PlaceOptions&) { return std::make_unique<LookaheadPlacer>(); });
   for (const LearnedComposition& c : learned_compositions())
     registry.add(c.name, [c](const Problem&, const PlaceOptions&) { return std::make_unique<LearnedListPlacer>(c); });
   for (const std::string name : {"hsdag", "hsdag-sampled", "hsdag+polish", "hsdag-paper"})

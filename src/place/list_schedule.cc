@@ -155,6 +155,25 @@ std::vector<double> upward_ranks(const Problem& p, const EdgeCosts& edges) {
   return rank;
 }
 
+std::vector<double> optimistic_costs(const Problem& p, const EdgeCosts& edges) {
+  const int n = p.num_ops(), D = p.num_devices();
+  std::vector<double> oct(static_cast<std::size_t>(n) * D, 0.0);
+  for (int v = n - 1; v >= 0; --v)  // ops are numbered in a topological order
+    for (int k = edges.out_begin(v); k < edges.out_end(v); ++k) {
+      const int e = edges.out_edge(k), s = edges.dst(e);
+      for (int d = 0; d < D; ++d) {
+        double best = kInfeasibleTime;
+        for (int x = 0; x < D; ++x) {
+          const double t = p.op_time(s, x);
+          if (t < kInfeasibleTime) best = std::min(best, oct[static_cast<std::size_t>(s) * D + x] + t + edges.cost(e, d, x));
+        }
+        double& here = oct[static_cast<std::size_t>(v) * D + d];
+        if (best < kInfeasibleTime) here = std::max(here, best);
+      }
+    }
+  return oct;
+}
+
 int first_feasible_device(const Problem& p, int v) {
   for (int d = 0; d < p.num_devices(); ++d)
     if (p.op_time(v, d) < kInfeasibleTime) return d;

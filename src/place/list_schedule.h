@@ -89,6 +89,14 @@ double successor_affinity(const Problem& problem, const EdgeCosts& edges, int v,
 // mean transfer cost over ordered pairs of distinct devices (EdgeCosts::mean_cost).
 std::vector<double> upward_ranks(const Problem& problem, const EdgeCosts& edges);
 
+// The optimistic cost table of PEFT (Arabnejad and Barbosa, IEEE TPDS 2014), [n x D] row-major:
+//   oct(v, d) = max over data edges v -> s of min over devices d' that run s of
+//               oct(s, d') + op_time(s, d') + (edge cost from d to d'),   0 at the exits:
+// how long the longest path after v still takes at best when v runs on d, every later op on its
+// best device and no device ever busy. A list scheduler that minimises finish + oct looks past
+// the op at hand (e.g. a tail op that is quick on the CPU but leaves its consumers there).
+std::vector<double> optimistic_costs(const Problem& problem, const EdgeCosts& edges);
+
 // Index of the first device that can run op v, or 0 if none can.
 int first_feasible_device(const Problem& problem, int v);
 

@@ -170,7 +170,7 @@ struct ListPolicy::Impl {
         if (must >= 0 && ok[must]) {
           d = must;
         } else if (how == Choice::teacher) {
-          d = envs[k].earliest_finish_device();
+          d = envs[k].lookahead_device();
         } else {
           auto pk = probs.accessor<float, 2>()[k];
           d = -1;
@@ -416,7 +416,23 @@ ListPolicy ListPolicy::load(const std::string& path) {
   ListPolicy policy(static_cast<int>(format[1].item<std::int64_t>()), 1,
                     with_context ? static_cast<int>(format[2].item<std::int64_t>()) : 0);
   try {
-    policy.impl_->net->load(ar);
+    Impl& m = *policy.impl_;
+    m.net->load(ar);  // takes the archive's shapes
+    const std::int64_t width = m.net->l1->weight.size(1);
+    if (width == kF - 2 + m.context) {
+      // A policy saved before the two lookahead features (ScheduleEnv's last two) reads them
+      // with zero weights: it decides as it did.
+      constexpr int kOld = kF - 2;
+      torch::NoGradGuard no_grad;
+      const torch::Tensor old = m.net->l1->weight.clone();
+      torch::Tensor w = torch::zeros({old.size(0), kF + m.context});
+      w.narrow(1, 0, kOld).copy_(old.narrow(1, 0, kOld));
+      if (m.context > 0) w.narrow(1, kF, m.context).copy_(old.narrow(1, kOld, m.context));
+      m.net->l1->weight.set_data(w);
+    } else if (width != kF + m.context) {
+      throw Error(path, "", "the policy reads " + std::to_string(width) + " features per row; this devplace gives " +
+                                std::to_string(kF + m.context) + ": retrain it with this devplace");
+    }
     if (with_context) {
       torch::serialize::InputArchive sub;
       ar.read("context", sub);
@@ -533,14 +549,14 @@ ExpertStep expert_step(ListPolicy::Impl& m, torch::optim::Adam& opt, const Probl
 }
 
 // The rollout that decides as `target` does (where a decision's mask forbids the target's
-// device, the earliest-finish choice): an imitation target with the policy's own observations.
+// device, the lookahead choice): an imitation target with the policy's own observations.
 Rollout follow(ListPolicy::Impl& m, const Problem& p, const Placement& target, Objective objective) {
   const Forced forced{target};
   std::mt19937_64 rng(0);  // unused: every decision is forced or the teacher's
   return m.rollout(p, 1, Choice::teacher, rng, objective, &forced);
 }
 
-// Per problem, the imitation stage's target: the earliest-finish rollout, or the rollout of
+// Per problem, the imitation stage's target: the lookahead rollout, or the rollout of
 // c.imitation_placer's placement where that is faster.
 std::vector<Rollout> imitation_targets(ListPolicy::Impl& m, const std::vector<const Problem*>& corpus,
                                        std::vector<std::unique_ptr<Reward>>& rewards, const ListPolicyConfig& c,
@@ -554,17 +570,17 @@ std::vector<Rollout> imitation_targets(ListPolicy::Impl& m, const std::vector<co
     PlaceOptions o;
     o.objective = c.objective, o.eval_budget = c.imitation_budget, o.seed = seed + g;
     Placement target = placers.make(p, c.imitation_placer, o)->place(p, o);
-    // Where the earliest-finish choice does as well, take it (op by op in decision order; under
+    // Where the lookahead choice does as well, take it (op by op in decision order; under
     // the simulator, whose ops need not move together): what is left to imitate are the choices
     // that made the placement faster, not the search's arbitrary ones.
     double best = rewards[g]->latency(target);
-    const Placement& heft = teacher.placements[0];
+    const Placement& taught = teacher.placements[0];
     // The teacher's decision order, free of the ops' numbering.
     const std::vector<int> order = c.objective == Objective::simulator ? decision_order(teacher, 0) : std::vector<int>{};
     for (int v : order) {
-      if (best >= kInfeasibleTime || target[v] == heft[v]) continue;
+      if (best >= kInfeasibleTime || target[v] == taught[v]) continue;
       const int mine = target[v];
-      target[v] = heft[v];
+      target[v] = taught[v];
       const double l = rewards[g]->latency(target);
       if (l <= best) best = l; else target[v] = mine;
     }

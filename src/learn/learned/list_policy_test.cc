@@ -1,4 +1,4 @@
-// devplace's own learned placer (learn/learned/list_policy.h): imitation learns the earliest-finish
+// devplace's own learned placer (learn/learned/list_policy.h): imitation learns the lookahead
 // choice on unseen graphs, policy gradient beats the untrained policy by a margin, fine-tuning
 // keeps to its budget, and policies survive a save and load.
 #include "learn/learned/list_policy.h"
@@ -29,7 +29,7 @@ namespace devplace {
 namespace {
 
 // Eight small synthetic graphs; slow_links: the share whose links are slowed 1-100x, where the
-// earliest-finish choice is myopic and search finds much faster placements.
+// list scheduler's choice is myopic and search finds much faster placements.
 struct SmallCorpus {
   explicit SmallCorpus(double slow_links = 0) {
     CorpusOptions o{8, 40, 90, 3, {}, 0};
@@ -44,14 +44,14 @@ struct SmallCorpus {
   }
 };
 
-// The earliest-finish rollout of a problem (the imitation teacher).
+// The lookahead rollout of a problem (the imitation teacher).
 Placement teacher(const Problem& p) {
   ScheduleEnv env(p);
-  while (!env.done()) env.step(env.earliest_finish_device());
+  while (!env.done()) env.step(env.lookahead_device());
   return env.placement();
 }
 
-TEST(ListPolicy, ImitationLearnsTheEarliestFinishChoiceOnUnseenGraphs) {
+TEST(ListPolicy, ImitationLearnsTheLookaheadChoiceOnUnseenGraphs) {
   SmallCorpus train;
   auto unseen = make_training_corpus({3, 120, 160, 99, {}, 0});
   ListPolicy policy(32, 1);
@@ -69,35 +69,32 @@ TEST(ListPolicy, ImitationLearnsTheEarliestFinishChoiceOnUnseenGraphs) {
   }
 }
 
-// Imitating local search's placements instead of the earliest-finish choice: the policy's own
-// placements on its training graphs become faster, closer to search's than to HEFT's. The graphs
-// have slow links, where the earliest-finish choice is myopic.
-TEST(ListPolicy, ImitatingSearchLearnsFasterPlacementsThanImitatingTheEarliestFinishChoice) {
+// Imitating local search's placements where they beat the lookahead choice (slow links, where a
+// list scheduler's choice is myopic): on its training graphs the policy's own placements are as
+// fast as the better of the two, which an untrained policy's are not.
+TEST(ListPolicy, ImitatingSearchTeachesTheBetterOfSearchAndTheLookaheadChoice) {
   SmallCorpus train(1);
-  ListPolicy heft_taught(32, 2), search_taught(32, 2);
+  ListPolicy untrained(32, 2), taught(32, 2);
   ListPolicyConfig c;
   c.imitation_iterations = 1000;
-  train_list_policy(heft_taught, train.problems(), c, 2);
   c.imitation_placer = "local-search", c.imitation_budget = 3000;
-  train_list_policy(search_taught, train.problems(), c, 2);
-  double heft = 0, searched = 0, taught_heft = 0, taught_search = 0;
+  train_list_policy(taught, train.problems(), c, 2);
+  double best = 0, mine = 0, raw = 0;
   const auto search = make_local_search_placer();
   for (const Problem* p : train.problems()) {
     Simulator sim(*p);
     PlaceOptions o;
-    o.eval_budget = 3000;
-    heft += sim.makespan(teacher(*p));
-    searched += std::min(sim.makespan(teacher(*p)), sim.makespan(search->place(*p, o)));
-    taught_heft += sim.makespan(heft_taught.greedy(*p));
-    taught_search += sim.makespan(search_taught.greedy(*p));
+    o.eval_budget = 3000, o.seed = 2;
+    best += std::min(sim.makespan(teacher(*p)), sim.makespan(search->place(*p, o)));
+    mine += sim.makespan(taught.greedy(*p));
+    raw += sim.makespan(untrained.greedy(*p));
   }
-  ASSERT_LT(searched, 0.95 * heft) << "search must find better placements than HEFT's for the test to mean anything";
-  EXPECT_LT(taught_search, 0.97 * taught_heft) << "HEFT " << heft << " s, search " << searched << " s";
-  EXPECT_LT(taught_search, heft);
+  EXPECT_LE(mine, 1.03 * best) << "untrained " << raw;
+  EXPECT_GT(raw, 1.05 * best) << "an untrained policy must be slower for the test to mean anything";
 }
 
 // A policy with a graph-context network (message passing over the ops' producers and
-// consumers) learns the earliest-finish choice like the plain one, and survives a save and load.
+// consumers) learns the lookahead choice like the plain one, and survives a save and load.
 TEST(ListPolicy, ContextNetworkLearnsAndSurvivesSaveAndLoad) {
   SmallCorpus train;
   auto unseen = make_training_corpus({3, 120, 160, 99, {}, 0});

@@ -42,8 +42,10 @@ class ScheduleEnv {
   // device, transfer delay, share of producers there, fusion with the producer there, busy and
   // memory shares, best-finish and fastest flags, progress, upward rank, op time, device kind
   // (cpu, gpu, accel), how much slower the op's consumers run there than on their fastest
-  // device, and whether a consumer would join its kernel there (fusion).
-  static constexpr int kFeatures = 19;
+  // device, whether a consumer would join its kernel there (fusion), and the finish plus the
+  // optimistic cost of the ops after it (PEFT's lookahead, place/list_schedule.h) to the best
+  // device's, with a flag for the devices where that sum is least (both 0 under tarnawski).
+  static constexpr int kFeatures = 21;
 
   // REQUIRES: problem outlives the environment; under tarnawski, problem has a host (cpu) device
   // and at most 64 devices.
@@ -72,9 +74,12 @@ class ScheduleEnv {
   // decision (constants do not).
   static constexpr int kOpFeatures = 7;
   std::vector<float> op_features() const;
-  // The allowed device with the earliest estimated finish (ties: lower index): the
-  // earliest-finish choice, the default teacher of the imitation stage.
+  // The allowed device with the earliest estimated finish (ties: lower index).
   int earliest_finish_device() const;
+  // The allowed device with the least finish plus optimistic cost (PEFT's choice; ties: lower
+  // index): the teacher of the imitation stage. Under tarnawski, whose sets the table does not
+  // model (it made worse choices there), the earliest-finish choice.
+  int lookahead_device() const;
   // Places the current op (its unit) on `device` and advances. REQUIRES !done(), 0 <= device < D.
   void step(int device);
   // The placement so far (complete once done(); constants sit on device 0).
@@ -126,6 +131,8 @@ class ScheduleEnv {
   std::vector<std::vector<int>> unit_ops_;
   std::optional<ContiguityMask> contiguity_;
   std::vector<double> rank_;    // upward rank, seconds
+  bool looks_ahead_ = false;    // simulator objective: oct_ is PEFT's table (else all 0)
+  std::vector<double> oct_;     // optimistic cost table [n x D], seconds
   double unit_ = 1;             // seconds: mean fastest op time, the scale of time features
   std::vector<char> kind_cpu_, kind_gpu_;
   // Episode state.

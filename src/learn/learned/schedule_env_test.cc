@@ -32,6 +32,39 @@ struct Chain {
   }
 };
 
+// a -> b -> c; seconds on cpu / gpu: a 1 / 2, b 1 / 1.6, c 10 / 1; moving b's output costs 5 s,
+// a's 0.5. The earliest-finish choice keeps b on the cpu, where c is slow and far from the gpu;
+// the lookahead (PEFT's optimistic cost of the ops after b) sees c and takes the gpu.
+TEST(ScheduleEnv, TheLookaheadChoiceSeesTheOpsAfterTheOneAtHand) {
+  test::Builder b;
+  b.op("a", {}, 1, 2);
+  b.op("b", {"a"}, 1, 1.6, 5.0);
+  b.op("c", {"b"}, 10, 1);
+  b.g.finalize();
+  Problem p(b.g, test::two_devices(), &b.table);
+  ScheduleEnv env(p);
+  constexpr int F = ScheduleEnv::kFeatures;
+  std::vector<float> f(2 * F);
+  std::vector<std::uint8_t> allowed(2);
+  // a: cpu 1 + 3.1 (b on the gpu after it) against gpu 2 + 2.6.
+  EXPECT_EQ(env.earliest_finish_device(), 0);
+  EXPECT_EQ(env.lookahead_device(), 0);
+  env.step(0);
+  // b: cpu ends at 2, gpu at 1 + 0.5 + 1.6 = 3.1; with what follows, cpu 2 + 6 against gpu 3.1 + 1.
+  EXPECT_EQ(env.earliest_finish_device(), 0);
+  EXPECT_EQ(env.lookahead_device(), 1);
+  env.observe(f.data(), allowed.data());  // the time unit: the mean fastest op time, 1 s
+  EXPECT_FLOAT_EQ(f[19], std::log1p(3.9f));
+  EXPECT_FLOAT_EQ(f[F + 19], 0);
+  EXPECT_FLOAT_EQ(f[20], 0);
+  EXPECT_FLOAT_EQ(f[F + 20], 1);
+  env.step(1);
+  env.step(env.lookahead_device());
+  EXPECT_EQ(env.placement(), (Placement{0, 1, 1}));
+  EXPECT_DOUBLE_EQ(Simulator(p).makespan(env.placement()), 4.1);  // the earliest-finish choice: 8
+  EXPECT_DOUBLE_EQ(Simulator(p).makespan(Placement{0, 0, 1}), 8);
+}
+
 TEST(ScheduleEnv, FeaturesOfTheEarliestFinishChainByHand) {
   Chain c;
   ScheduleEnv env(*c.p);
