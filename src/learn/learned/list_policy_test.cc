@@ -415,6 +415,22 @@ TEST(Learned, DiscrepancySegmentsComeWithinFivePercentOfTheDpOnTheLayerResNet50)
   EXPECT_THROW(r.make(p, "learned-discrepancy-segments", o)->place(p, o), Error);
 }
 
+// policies/learned-tarnawski.pt was saved before the two lookahead features (19 per row, 21 now):
+// it reads them with zero weights and places the layer ResNet-50 as it did, 3,724.170 ms
+// (docs/results/learned-tarnawski.csv).
+TEST(Learned, APolicySavedBeforeTheLookaheadFeaturesPlacesAsItDid) {
+  const std::string path = shared_dir() + "/data/dnn-partitioning/latency-inputs/LayerGraphs/resnet50_inference.json";
+  if (!file_exists(path)) GTEST_SKIP() << "no shared data at " << path;
+  Model m = import_tarnawski(path);
+  Problem p(m.graph, *m.cluster, &*m.costs);
+  PlacerRegistry r = all_placers();
+  PlaceOptions o;
+  o.objective = Objective::tarnawski;
+  const Verdict v = tarnawski_latency(p, r.make(p, "learned", o)->place(p, o));
+  ASSERT_TRUE(v.feasible) << v.reason;
+  EXPECT_NEAR(v.latency * 1e3, 3724.170, 1e-3);
+}
+
 // A small corpus drawn twice, the second time with `change` applied to its options.
 struct CorpusPair {
   std::vector<std::unique_ptr<CorpusGraph>> plain, changed;
