@@ -214,7 +214,8 @@ TEST(Distributed, ProfileWritesTheMeasuredLinksIntoTheCostTable) {
   }
   EXPECT_EQ(pairs, (std::set<std::pair<std::string, std::string>>{{"cpu0", "cpu1"}, {"cpu1", "cpu0"}}));
   // The table is accepted wherever --costs is, links included: with a 1 s link, a placement
-  // that alternates devices takes seconds.
+  // that alternates devices takes minutes. (With the measured links it takes about a second, more
+  // on a loaded machine: the bound below only separates the two.)
   auto slow = j;
   for (auto& l : slow["links"]) l["latency_us"] = 1e6;
   const std::string slow_costs = ::testing::TempDir() + "/costs_slow_link.json";
@@ -229,7 +230,7 @@ TEST(Distributed, ProfileWritesTheMeasuredLinksIntoTheCostTable) {
     const auto at = sim.output.find("makespan ");
     return at == std::string::npos ? -1.0 : std::stod(sim.output.substr(at + 9));
   };
-  EXPECT_LT(makespan(costs), 1000);
+  EXPECT_LT(makespan(costs), 10000);
   EXPECT_GT(makespan(slow_costs), 50000);
 }
 
