@@ -214,7 +214,7 @@ TEST(Distributed, ProfileWritesTheMeasuredLinksIntoTheCostTable) {
   }
   EXPECT_EQ(pairs, (std::set<std::pair<std::string, std::string>>{{"cpu0", "cpu1"}, {"cpu1", "cpu0"}}));
   // The table is accepted wherever --costs is, links included: with a 1 s link, a placement
-  // that alternates devices takes minutes. (With the measured links it takes about a second, more
+  // that alternates devices takes over 50 s. (With the measured links it takes about a second, more
   // on a loaded machine: the bound below only separates the two.)
   auto slow = j;
   for (auto& l : slow["links"]) l["latency_us"] = 1e6;
