@@ -243,7 +243,9 @@ void add_pretrain_command(CLI::App& app) {
                   "Policy file (default: policies/learned.pt in the devplace tree; learned-tarnawski.pt under "
                   "--objective tarnawski)");
   cmd->add_option("--graphs", a->graphs, "Graphs in the synthetic corpus (default 64)");
-  cmd->add_option("--imitation", a->imitation, "Updates imitating the lookahead choice: each op on the device of least estimated finish plus PEFT's optimistic cost of the ops after it (default 400)");
+  cmd->add_option("--imitation", a->imitation,
+                  "Updates imitating the lookahead choice: each op on the device of least estimated finish plus "
+                  "PEFT's optimistic cost of the ops after it (default 400)");
   cmd->add_option("--imitate", a->imitate,
                   "Imitate, per graph, this classical placer's placement (e.g. local-search; tarnawski-dp under "
                   "--objective tarnawski) where it beats the lookahead choice, instead of the lookahead choice "

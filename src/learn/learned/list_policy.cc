@@ -419,10 +419,9 @@ ListPolicy ListPolicy::load(const std::string& path) {
     Impl& m = *policy.impl_;
     m.net->load(ar);  // takes the archive's shapes
     const std::int64_t width = m.net->l1->weight.size(1);
-    if (width == kF - 2 + m.context) {
-      // A policy saved before the two lookahead features (ScheduleEnv's last two) reads them
-      // with zero weights: it decides as it did.
-      constexpr int kOld = kF - 2;
+    constexpr int kOld = kF - 2;  // the features before the two lookahead ones (ScheduleEnv's last two)
+    if (width == kOld + m.context) {
+      // A policy saved before the lookahead features reads them with zero weights: it decides as it did.
       torch::NoGradGuard no_grad;
       const torch::Tensor old = m.net->l1->weight.clone();
       torch::Tensor w = torch::zeros({old.size(0), kF + m.context});

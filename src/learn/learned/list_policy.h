@@ -2,9 +2,10 @@
 // scheduler (learn/learned/schedule_env.h), scoring every (op, device) pair with one shared network
 // from features of the partial schedule. It learns in two stages on a corpus of graphs and
 // clusters: imitation (of the lookahead choice, ScheduleEnv::lookahead_device, or of a classical
-// placer's placements where they are faster), then clipped policy gradient on the simulator's makespan. Because nothing it sees names an op or a device,
-// one trained policy places any graph on any cluster (zero-shot) and can be fine-tuned on one
-// graph with a given number of reward evaluations. docs/design/learned.md has the design and figures.
+// placer's placements where they are faster), then clipped policy gradient on the simulator's
+// makespan. Because nothing it sees names an op or a device, one trained policy places any graph
+// on any cluster (zero-shot) and can be fine-tuned on one graph with a given number of reward
+// evaluations. docs/design/learned.md has the design and figures.
 // Torch-free header.
 #pragma once
 

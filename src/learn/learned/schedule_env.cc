@@ -40,8 +40,7 @@ ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective)
     : p_(p), n_(p.num_ops()), D_(p.num_devices()), edges_(p) {
   const Graph& g = p.graph();
   rank_ = upward_ranks(p, edges_);
-  looks_ahead_ = objective == Objective::simulator;
-  oct_ = looks_ahead_ ? optimistic_costs(p, edges_) : std::vector<double>(static_cast<std::size_t>(n_) * D_, 0.0);
+  if (objective == Objective::simulator) oct_ = optimistic_costs(p, edges_);
   // The time unit: the mean over ops of their fastest time (ops with a kernel somewhere).
   double fastest_sum = 0;
   int timed = 0;
@@ -190,12 +189,12 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
   const int v = current_op();
   double min_time = kInfeasibleTime, min_finish = kInfeasibleTime, min_ready = kInfeasibleTime,
          min_avail = kInfeasibleTime, busy_total = 0, max_pred_finish = 0, min_look = kInfeasibleTime;
-  const double* oct = &oct_[static_cast<std::size_t>(v) * D_];
+  const double* oct = oct_row(v);
   for (int d = 0; d < D_; ++d) {
     const Candidate& c = cand_[d];
     min_time = std::min(min_time, c.time);
     min_finish = std::min(min_finish, c.finish);
-    if (c.runs) min_look = std::min(min_look, c.finish + oct[d]);
+    if (oct && c.runs) min_look = std::min(min_look, c.finish + oct[d]);
     min_ready = std::min(min_ready, c.ready);
     min_avail = std::min(min_avail, avail_[d]);
     busy_total += busy_[d];
@@ -247,9 +246,9 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
     }
     r[17] = consumers ? slog(slower / consumers) : 0.f;
     r[18] = heads ? 1.f : 0.f;
-    const double look = c.finish + oct[d];
-    r[19] = !looks_ahead_ ? 0.f : timed ? slog((look - min_look) / u) : 10.f;
-    r[20] = looks_ahead_ && timed && look == min_look ? 1.f : 0.f;
+    const double look = oct ? c.finish + oct[d] : 0.0;
+    r[19] = !oct ? 0.f : timed ? slog((look - min_look) / u) : 10.f;
+    r[20] = oct && timed && look == min_look ? 1.f : 0.f;
   }
 }
 
@@ -286,22 +285,18 @@ bool ScheduleEnv::is_allowed(int d) const {
   return any_fits ? cand_[d].fits : any_runs ? cand_[d].runs : d == 0;
 }
 
-int ScheduleEnv::earliest_finish_device() const {
+int ScheduleEnv::least_allowed(const double* extra) const {
   evaluate_current();
+  auto key = [&](int d) { return cand_[d].finish + (extra ? extra[d] : 0.0); };
   int best = -1;
   for (int d = 0; d < D_; ++d)
-    if (is_allowed(d) && (best < 0 || cand_[d].finish < cand_[best].finish)) best = d;
+    if (is_allowed(d) && (best < 0 || key(d) < key(best))) best = d;
   return best < 0 ? 0 : best;
 }
 
-int ScheduleEnv::lookahead_device() const {
-  evaluate_current();
-  const double* oct = &oct_[static_cast<std::size_t>(current_op()) * D_];
-  int best = -1;
-  for (int d = 0; d < D_; ++d)
-    if (is_allowed(d) && (best < 0 || cand_[d].finish + oct[d] < cand_[best].finish + oct[best])) best = d;
-  return best < 0 ? 0 : best;
-}
+int ScheduleEnv::earliest_finish_device() const { return least_allowed(nullptr); }
+
+int ScheduleEnv::lookahead_device() const { return least_allowed(oct_row(current_op())); }
 
 double ScheduleEnv::earliest_slot(const std::vector<Interval>& timeline, double ready, double length, bool gaps) {
   // The first interval that ends after `ready` (without gaps: after the last one); the ones before

@@ -131,8 +131,12 @@ class ScheduleEnv {
   std::vector<std::vector<int>> unit_ops_;
   std::optional<ContiguityMask> contiguity_;
   std::vector<double> rank_;    // upward rank, seconds
-  bool looks_ahead_ = false;    // simulator objective: oct_ is PEFT's table (else all 0)
-  std::vector<double> oct_;     // optimistic cost table [n x D], seconds
+  std::vector<double> oct_;     // PEFT's optimistic cost table [n x D], seconds; empty under tarnawski
+  // Op v's row of oct_, or nullptr without one.
+  const double* oct_row(int v) const { return oct_.empty() ? nullptr : &oct_[static_cast<std::size_t>(v) * D_]; }
+  // The allowed device of least estimated finish plus `extra` (per device; nullptr: none), ties to
+  // the lower index; device 0 when none is allowed.
+  int least_allowed(const double* extra) const;
   double unit_ = 1;             // seconds: mean fastest op time, the scale of time features
   std::vector<char> kind_cpu_, kind_gpu_;
   // Episode state.
