@@ -13,7 +13,8 @@ import statistics
 import sys
 
 COLUMNS = [("heft", "heft"), ("local-search@64", "local search 64"), ("local-search@2000", "local search 2,000"),
-           ("local-search@20000", "local search 20,000"), ("hsdag", "hsdag"), ("lookahead", "lookahead (control)"), ("learned", "learned"),
+           ("local-search@20000", "local search 20,000"), ("hsdag", "hsdag"), ("lookahead", "lookahead (control)"),
+           ("rollout", "rollout (control)"), ("learned", "learned"),
            ("learned-discrepancy-moves@64", "learned-discrepancy-moves 64")]
 BUDGETED = {"local-search", "learned-discrepancy-moves"}
 

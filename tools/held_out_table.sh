@@ -1,7 +1,8 @@
 #!/bin/bash
 # The held-out table (docs/results/2026-12-04-held-out.md): every model of tests/data/zoo (never used to train, tune
-# or choose anything) x {HEFT, local search at 64 / 2,000 / 20,000 evaluations, hsdag, lookahead (a control), learned,
-# learned-discrepancy-moves at 64}, seeds 1-3, on one cluster; evaluations as `compare` counts them.
+# or choose anything) x {HEFT, local search at 64 / 2,000 / 20,000 evaluations, hsdag, lookahead and rollout (controls:
+# the learned placer's decision rules alone), learned, learned-discrepancy-moves at 64}, seeds 1-3, on one cluster;
+# evaluations as `compare` counts them.
 # Usage: tools/held_out_table.sh OUT_DIR [CLUSTER]   (env: SEEDS="1 2 3", MODELS="a b", JOBS=2,
 #   DEVPLACE_BIN, POLICY=FILE for the learned rows). Each (model, seed, budget) call writes one CSV
 # under OUT_DIR/runs and is skipped when present, so deleting the hsdag files reruns only hsdag.
@@ -19,7 +20,7 @@ jobs_file=$(mktemp)
 for m in $MODELS; do
   for s in $SEEDS; do
     echo "$m $s hsdag 0 hsdag" >> "$jobs_file"
-    echo "$m $s fixed 0 heft,lookahead,learned" >> "$jobs_file"
+    echo "$m $s fixed 0 heft,lookahead,rollout,learned" >> "$jobs_file"
     echo "$m $s b64 64 local-search,learned-discrepancy-moves" >> "$jobs_file"
     echo "$m $s b2000 2000 local-search" >> "$jobs_file"
     echo "$m $s b20000 20000 local-search" >> "$jobs_file"

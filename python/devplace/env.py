@@ -8,8 +8,9 @@ Two ways to act:
 * ``mode="op"`` (default): one step per op, in the order of devplace's learned placer (among
   the ops whose producers are placed, the one whose inputs are made first in the estimated
   schedule, ties to the highest upward rank). The observation describes the
-  op at hand on every device (``features``: ``[num_devices x 21]`` from the partial schedule:
-  time ratios, finish and ready gaps, transfer delay, busy and memory shares ...; ``allowed``:
+  op at hand on every device (``features``: ``[num_devices x 23]`` from the partial schedule:
+  time ratios, finish and ready gaps, transfer delay, busy and memory shares, lookahead and
+  rollout makespans ...; ``allowed``:
   the devices where it runs and fits) and the placement so far (``placement``: a device per op,
   -1 where not decided yet). The action is a device index.
 * ``mode="group"``: one step per co-location group of HSDAG's coarsening (``devplace.groups``),

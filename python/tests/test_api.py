@@ -211,6 +211,14 @@ def test_environment_one_op_per_step(resnet):
         env.step(0)
 
 
+def test_decision_rules_drive_the_environment_as_their_placers_do(resnet):
+    for rule, placer in (("lookahead_device", "lookahead"), ("rollout_device", "rollout")):
+        env = devplace.ScheduleEnv(resnet)
+        while not env.done():
+            env.step(getattr(env, rule)())
+        assert list(env.placement) == list(devplace.place(resnet, placer)), rule
+
+
 def test_environment_whole_placement_per_step(resnet):
     env = devplace.PlacementEnv(resnet, mode="placement", reward="neg_latency")
     env.reset()

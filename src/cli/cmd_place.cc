@@ -59,7 +59,8 @@ void add_place_command(CLI::App& app) {
                "hsdag+polish, hsdag-paper, rnn, hierarchical, placeto, learned (devplace's own, pretrained; "
                "docs/design/learned.md), learned-sampled, learned-discrepancy, learned-tuned, learned-tuned-sampled, "
                "learned-tuned-discrepancy, learned-moves, learned-discrepancy-moves (with the learned move policy), "
-               "lookahead (the learned placer's teacher alone: no network), "
+               "lookahead and rollout (the learned placer's decision rules alone: no network; rollout is its "
+               "teacher), "
                "<device>-only (default local-search)";
       }());
   add_search_options(*cmd, a->search);

@@ -244,11 +244,11 @@ void add_pretrain_command(CLI::App& app) {
                   "--objective tarnawski)");
   cmd->add_option("--graphs", a->graphs, "Graphs in the synthetic corpus (default 64)");
   cmd->add_option("--imitation", a->imitation,
-                  "Updates imitating the lookahead choice: each op on the device of least estimated finish plus "
-                  "PEFT's optimistic cost of the ops after it (default 400)");
+                  "Updates imitating the rollout choice: each op on the device where the estimated schedule, "
+                  "played ahead by PEFT's lookahead rule, ends first (default 400)");
   cmd->add_option("--imitate", a->imitate,
                   "Imitate, per graph, this classical placer's placement (e.g. local-search; tarnawski-dp under "
-                  "--objective tarnawski) where it beats the lookahead choice, instead of the lookahead choice "
+                  "--objective tarnawski) where it beats the rollout choice, instead of the rollout choice "
                   "(default: not)");
   cmd->add_option("--imitate-budget", a->imitate_budget,
                   "Simulated evaluations of the --imitate placer per graph (default: the placer's own)")

@@ -151,23 +151,30 @@ class LearnedListPlacer : public Placer {
   LearnedComposition c_;
 };
 
-// The learned list policy's teacher alone, a control for what the network adds: its decision
-// process with every op on the device of least estimated finish plus PEFT's optimistic cost
-// (ScheduleEnv::lookahead_device). No network and no evaluation.
-class LookaheadPlacer : public Placer {
+// Controls for what the learned list policy's network adds: its decision process with every op
+// on the device of least estimated finish plus PEFT's optimistic cost (lookahead:
+// ScheduleEnv::lookahead_device), or on the device its teacher chooses (rollout: the lookahead
+// choice played ahead, ScheduleEnv::rollout_device). No network and no evaluation.
+class RulePlacer : public Placer {
  public:
-  std::string name() const override { return "lookahead"; }
+  explicit RulePlacer(bool rollout) : rollout_(rollout) {}
+  std::string name() const override { return rollout_ ? "rollout" : "lookahead"; }
   Placement place(const Problem& p, const PlaceOptions& o) override {
     ScheduleEnv env(p, o.objective);
-    while (!env.done()) env.step(env.lookahead_device());
+    while (!env.done()) env.step(rollout_ ? env.rollout_device() : env.lookahead_device());
     return env.placement();
   }
+
+ private:
+  bool rollout_;
 };
 
 }  // namespace
 
 void add_learned_placers(PlacerRegistry& registry) {
-  registry.add("lookahead", [](const Problem&, const PlaceOptions&) { return std::make_unique<LookaheadPlacer>(); });
+  for (const bool rollout : {false, true})
+    registry.add(rollout ? "rollout" : "lookahead",
+                 [rollout](const Problem&, const PlaceOptions&) { return std::make_unique<RulePlacer>(rollout); });
   for (const LearnedComposition& c : learned_compositions())
     registry.add(c.name, [c](const Problem&, const PlaceOptions&) { return std::make_unique<LearnedListPlacer>(c); });
   for (const std::string name : {"hsdag", "hsdag-sampled", "hsdag+polish", "hsdag-paper"})

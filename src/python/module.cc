@@ -452,6 +452,7 @@ PYBIND11_MODULE(_devplace, m) {
           "The current op's features on every device [num_devices x num_features] and the allowed devices.")
       .def("earliest_finish_device", &ScheduleEnv::earliest_finish_device)
       .def("lookahead_device", &ScheduleEnv::lookahead_device)
+      .def("rollout_device", &ScheduleEnv::rollout_device)
       .def("step",
            [](ScheduleEnv& env, int device) {
              if (env.done()) throw Error("", "", "the episode is over: reset() first");

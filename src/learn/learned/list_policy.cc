@@ -170,7 +170,7 @@ struct ListPolicy::Impl {
         if (must >= 0 && ok[must]) {
           d = must;
         } else if (how == Choice::teacher) {
-          d = envs[k].lookahead_device();
+          d = envs[k].rollout_device();
         } else {
           auto pk = probs.accessor<float, 2>()[k];
           d = -1;
@@ -419,14 +419,15 @@ ListPolicy ListPolicy::load(const std::string& path) {
     Impl& m = *policy.impl_;
     m.net->load(ar);  // takes the archive's shapes
     const std::int64_t width = m.net->l1->weight.size(1);
-    constexpr int kOld = kF - 2;  // the features before the two lookahead ones (ScheduleEnv's last two)
-    if (width == kOld + m.context) {
-      // A policy saved before the lookahead features reads them with zero weights: it decides as it did.
+    // Policies saved before the lookahead features (ScheduleEnv's last four) or before the rollout
+    // ones (its last two) read the missing features with zero weights: they decide as they did.
+    const std::int64_t old_width = width - m.context;
+    if (old_width == kF - 4 || old_width == kF - 2) {
       torch::NoGradGuard no_grad;
       const torch::Tensor old = m.net->l1->weight.clone();
       torch::Tensor w = torch::zeros({old.size(0), kF + m.context});
-      w.narrow(1, 0, kOld).copy_(old.narrow(1, 0, kOld));
-      if (m.context > 0) w.narrow(1, kF, m.context).copy_(old.narrow(1, kOld, m.context));
+      w.narrow(1, 0, old_width).copy_(old.narrow(1, 0, old_width));
+      if (m.context > 0) w.narrow(1, kF, m.context).copy_(old.narrow(1, old_width, m.context));
       m.net->l1->weight.set_data(w);
     } else if (width != kF + m.context) {
       throw Error(path, "", "the policy reads " + std::to_string(width) + " features per row; this devplace gives " +
@@ -548,14 +549,14 @@ ExpertStep expert_step(ListPolicy::Impl& m, torch::optim::Adam& opt, const Probl
 }
 
 // The rollout that decides as `target` does (where a decision's mask forbids the target's
-// device, the lookahead choice): an imitation target with the policy's own observations.
+// device, the teacher's choice): an imitation target with the policy's own observations.
 Rollout follow(ListPolicy::Impl& m, const Problem& p, const Placement& target, Objective objective) {
   const Forced forced{target};
   std::mt19937_64 rng(0);  // unused: every decision is forced or the teacher's
   return m.rollout(p, 1, Choice::teacher, rng, objective, &forced);
 }
 
-// Per problem, the imitation stage's target: the lookahead rollout, or the rollout of
+// Per problem, the imitation stage's target: the teacher's rollout, or the rollout of
 // c.imitation_placer's placement where that is faster.
 std::vector<Rollout> imitation_targets(ListPolicy::Impl& m, const std::vector<const Problem*>& corpus,
                                        std::vector<std::unique_ptr<Reward>>& rewards, const ListPolicyConfig& c,
@@ -569,7 +570,7 @@ std::vector<Rollout> imitation_targets(ListPolicy::Impl& m, const std::vector<co
     PlaceOptions o;
     o.objective = c.objective, o.eval_budget = c.imitation_budget, o.seed = seed + g;
     Placement target = placers.make(p, c.imitation_placer, o)->place(p, o);
-    // Where the lookahead choice does as well, take it (op by op in decision order; under
+    // Where the teacher's choice does as well, take it (op by op in decision order; under
     // the simulator, whose ops need not move together): what is left to imitate are the choices
     // that made the placement faster, not the search's arbitrary ones.
     double best = rewards[g]->latency(target);
@@ -624,9 +625,14 @@ void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& co
   };
   const int total = c.imitation_iterations + c.iterations + c.expert_iterations;
   ExpertMemory experts(corpus.size());
+  // The teacher's rollouts do not change while the policy learns: made once per problem (each of
+  // its decisions plays D episodes ahead).
   std::vector<Rollout> targets;
-  if (!c.imitation_placer.empty() && c.imitation_iterations > 0)
+  if (!c.imitation_placer.empty() && c.imitation_iterations > 0) {
     targets = imitation_targets(m, corpus, rewards, c, seed, rng);
+  } else if (c.imitation_iterations > 0) {
+    for (const Problem* p : corpus) targets.push_back(m.rollout(*p, 1, Choice::teacher, rng, c.objective));
+  }
   for (int it = 0; it < total; ++it) {
     const int g = pick();
     const Problem& p = *corpus[g];

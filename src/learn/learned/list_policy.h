@@ -1,7 +1,7 @@
 // devplace's own learned placer ("learned"): a policy that chooses each op's device in a list
 // scheduler (learn/learned/schedule_env.h), scoring every (op, device) pair with one shared network
 // from features of the partial schedule. It learns in two stages on a corpus of graphs and
-// clusters: imitation (of the lookahead choice, ScheduleEnv::lookahead_device, or of a classical
+// clusters: imitation (of the rollout choice, ScheduleEnv::rollout_device, or of a classical
 // placer's placements where they are faster), then clipped policy gradient on the simulator's
 // makespan. Because nothing it sees names an op or a device, one trained policy places any graph
 // on any cluster (zero-shot) and can be fine-tuned on one graph with a given number of reward
@@ -26,9 +26,9 @@ struct ListPolicyConfig {
   int hidden = 64;               // width of the scorer's two hidden layers
   int samples = 16;              // placements per update
   double lr = 1e-3;              // Adam, both stages
-  int imitation_iterations = 0;  // updates imitating the lookahead choice
+  int imitation_iterations = 0;  // updates imitating the rollout choice (ScheduleEnv::rollout_device)
   // When set, the imitation stage imitates instead, per problem, the better of the
-  // lookahead placement and this classical placer's (e.g. local-search, tarnawski-dp) with
+  // rollout placement and this classical placer's (e.g. local-search, tarnawski-dp) with
   // imitation_budget evaluations (0: its default): the policy first learns placements a search
   // found good, not the list scheduler's choices.
   std::string imitation_placer;

@@ -1,4 +1,4 @@
-// devplace's own learned placer (learn/learned/list_policy.h): imitation learns the lookahead
+// devplace's own learned placer (learn/learned/list_policy.h): imitation learns the rollout
 // choice on unseen graphs, policy gradient beats the untrained policy by a margin, fine-tuning
 // keeps to its budget, and policies survive a save and load.
 #include "learn/learned/list_policy.h"
@@ -45,14 +45,14 @@ struct SmallCorpus {
   }
 };
 
-// The lookahead rollout of a problem (the imitation teacher).
+// The rollout choice's placement of a problem (the imitation teacher).
 Placement teacher(const Problem& p) {
   ScheduleEnv env(p);
-  while (!env.done()) env.step(env.lookahead_device());
+  while (!env.done()) env.step(env.rollout_device());
   return env.placement();
 }
 
-TEST(ListPolicy, ImitationLearnsTheLookaheadChoiceOnUnseenGraphs) {
+TEST(ListPolicy, ImitationLearnsTheRolloutChoiceOnUnseenGraphs) {
   SmallCorpus train;
   auto unseen = make_training_corpus({3, 120, 160, 99, {}, 0});
   ListPolicy policy(32, 1);
@@ -70,10 +70,10 @@ TEST(ListPolicy, ImitationLearnsTheLookaheadChoiceOnUnseenGraphs) {
   }
 }
 
-// Imitating local search's placements where they beat the lookahead choice (slow links, where a
+// Imitating local search's placements where they beat the rollout choice (slow links, where a
 // list scheduler's choice is myopic): on its training graphs the policy's own placements are as
 // fast as the better of the two, which an untrained policy's are not.
-TEST(ListPolicy, ImitatingSearchTeachesTheBetterOfSearchAndTheLookaheadChoice) {
+TEST(ListPolicy, ImitatingSearchTeachesTheBetterOfSearchAndTheRolloutChoice) {
   SmallCorpus train(1);
   ListPolicy untrained(32, 2), taught(32, 2);
   ListPolicyConfig c;
@@ -95,7 +95,7 @@ TEST(ListPolicy, ImitatingSearchTeachesTheBetterOfSearchAndTheLookaheadChoice) {
 }
 
 // A policy with a graph-context network (message passing over the ops' producers and
-// consumers) learns the lookahead choice like the plain one, and survives a save and load.
+// consumers) learns the rollout choice like the plain one, and survives a save and load.
 TEST(ListPolicy, ContextNetworkLearnsAndSurvivesSaveAndLoad) {
   SmallCorpus train;
   auto unseen = make_training_corpus({3, 120, 160, 99, {}, 0});

@@ -118,7 +118,8 @@ void ScheduleEnv::reset() {
   }
   ledger_.emplace(p_, edges_);
   if (contiguity_) contiguity_->reset();
-  cand_for_ = -1;
+  cand_for_ = rollout_for_ = -1;
+  makespan_ = horizon_ = 0;
   if (follow_simulator_) {
     device_busy_.assign(D_, {});
     decisions_ = rank_order_;
@@ -190,6 +191,10 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
   double min_time = kInfeasibleTime, min_finish = kInfeasibleTime, min_ready = kInfeasibleTime,
          min_avail = kInfeasibleTime, busy_total = 0, max_pred_finish = 0, min_look = kInfeasibleTime;
   const double* oct = oct_row(v);
+  double min_rollout = kInfeasibleTime;
+  const int rolled_to = oct ? rollout_device() : -1;  // evaluates the rollouts
+  if (oct)
+    for (double m : rollout_) min_rollout = std::min(min_rollout, m);
   for (int d = 0; d < D_; ++d) {
     const Candidate& c = cand_[d];
     min_time = std::min(min_time, c.time);
@@ -249,6 +254,9 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
     const double look = oct ? c.finish + oct[d] : 0.0;
     r[19] = !oct ? 0.f : timed ? slog((look - min_look) / u) : 10.f;
     r[20] = oct && timed && look == min_look ? 1.f : 0.f;
+    const bool rolled = oct && rollout_[d] < kInfeasibleTime;
+    r[21] = !oct ? 0.f : rolled ? slog((rollout_[d] - min_rollout) / u) : 10.f;
+    r[22] = d == rolled_to ? 1.f : 0.f;
   }
 }
 
@@ -297,6 +305,34 @@ int ScheduleEnv::least_allowed(const double* extra) const {
 int ScheduleEnv::earliest_finish_device() const { return least_allowed(nullptr); }
 
 int ScheduleEnv::lookahead_device() const { return least_allowed(oct_row(current_op())); }
+
+void ScheduleEnv::evaluate_rollouts() const {
+  if (rollout_for_ == step_) return;
+  rollout_.assign(D_, kInfeasibleTime);
+  evaluate_current();
+  for (int d = 0; d < D_; ++d) {
+    if (!is_allowed(d)) continue;
+    for (const bool stay : {false, true}) {  // the two bases: the lookahead choice, and staying on d
+      ScheduleEnv episode(*this);
+      episode.step(d);
+      for (int h = 0; h < kRolloutHorizon && !episode.done(); ++h) {
+        const int next = episode.lookahead_device();
+        episode.step(stay && episode.is_allowed(d) ? d : next);
+      }
+      rollout_[d] = std::min(rollout_[d], std::max(episode.makespan_, episode.horizon_));
+    }
+  }
+  rollout_for_ = step_;
+}
+
+int ScheduleEnv::rollout_device() const {
+  if (oct_.empty()) return earliest_finish_device();
+  evaluate_rollouts();
+  int best = lookahead_device();
+  for (int d = 0; d < D_; ++d)
+    if (rollout_[d] < rollout_[best]) best = d;
+  return best;
+}
 
 double ScheduleEnv::earliest_slot(const std::vector<Interval>& timeline, double ready, double length, bool gaps) {
   // The first interval that ends after `ready` (without gaps: after the last one); the ones before
@@ -362,6 +398,8 @@ void ScheduleEnv::commit(int v, int d, double start, double time) {
   device_[v] = d;
   finish_[v] = start + time;
   avail_[d] = std::max(avail_[d], finish_[v]);
+  makespan_ = std::max(makespan_, finish_[v]);
+  if (!oct_.empty()) horizon_ = std::max(horizon_, finish_[v] + oct_row(v)[d]);
   if (follow_simulator_) occupy(device_busy_[d], start, finish_[v]);
   busy_[d] += time;
   ledger_->commit(v, d, device_);

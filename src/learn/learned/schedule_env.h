@@ -44,8 +44,10 @@ class ScheduleEnv {
   // (cpu, gpu, accel), how much slower the op's consumers run there than on their fastest
   // device, whether a consumer would join its kernel there (fusion), and the finish plus the
   // optimistic cost of the ops after it (PEFT's lookahead, place/list_schedule.h) to the best
-  // device's, with a flag for the devices where that sum is least (both 0 under tarnawski).
-  static constexpr int kFeatures = 21;
+  // device's, with a flag for the devices where that sum is least, and the makespan of
+  // rollout_device's episodes to the best device's, with a flag for its choice (all four 0 under
+  // tarnawski).
+  static constexpr int kFeatures = 23;
 
   // REQUIRES: problem outlives the environment; under tarnawski, problem has a host (cpu) device
   // and at most 64 devices.
@@ -77,9 +79,20 @@ class ScheduleEnv {
   // The allowed device with the earliest estimated finish (ties: lower index).
   int earliest_finish_device() const;
   // The allowed device with the least finish plus optimistic cost (PEFT's choice; ties: lower
-  // index): the teacher of the imitation stage. Under tarnawski, whose sets the table does not
-  // model (it made worse choices there), the earliest-finish choice.
+  // index). Under tarnawski, whose sets the table does not model (it made worse choices there),
+  // the earliest-finish choice.
   int lookahead_device() const;
+  // The allowed device where placing the current op, then the next kRolloutHorizon decisions by a
+  // base rule, gives the least estimated makespan: one step of Bertsekas' rollout with two bases,
+  // the lookahead choice and staying on that device (where allowed; else the lookahead choice),
+  // the lesser makespan counting. It sees what PEFT's table does not (busy devices and links,
+  // later choices that the table assumes but the base does not make), and the second base keeps
+  // a single device in view. Where the horizon ends before the graph does, an op's finish plus
+  // its optimistic cost stands for the rest. Ties to the lookahead choice, then the lower index:
+  // the teacher of the imitation stage. Costs 2 D copies of the episode per decision. Under tarnawski, the earliest-finish choice (the
+  // estimate there is not their model, and the rollout chose worse there).
+  int rollout_device() const;
+  static constexpr int kRolloutHorizon = 32;
   // Places the current op (its unit) on `device` and advances. REQUIRES !done(), 0 <= device < D.
   void step(int device);
   // The placement so far (complete once done(); constants sit on device 0).
@@ -100,6 +113,7 @@ class ScheduleEnv {
     bool runs, fits;
   };
   void evaluate_current() const;  // fills cand_ for the current op
+  void evaluate_rollouts() const;  // fills rollout_ for the current op (simulator objective)
   bool is_allowed(int d) const;   // REQUIRES evaluate_current()
   void commit(int v, int d, double start, double time);
   // Under the simulator objective: when op v's inputs are all on device d, each copy from
@@ -174,6 +188,12 @@ class ScheduleEnv {
   void advance_order();
   mutable std::vector<Candidate> cand_;
   mutable int cand_for_ = -1;
+  double makespan_ = 0;  // the latest estimated finish so far
+  double horizon_ = 0;   // the latest estimated finish plus optimistic cost so far
+  // Per device: the estimated makespan of the rollout that places the current op there
+  // (kInfeasibleTime where not allowed), for decision rollout_for_.
+  mutable std::vector<double> rollout_;
+  mutable int rollout_for_ = -1;
 };
 
 }  // namespace devplace
