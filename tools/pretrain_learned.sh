@@ -3,7 +3,7 @@
 # graphs: the ten OpenVINO IR graphs of ../shared/data/openvino and the three bundled models,
 # each on perturbed clusters around the presets. LEAVE_OUT=name[,name] drops graphs (for the
 # zero-shot evaluation: a graph is placed by a policy that never saw it). The list policy
-# imitates its lookahead teacher (3,000 updates, no policy gradient: docs/design/learned.md).
+# imitates its rollout teacher (3,000 updates, no policy gradient: docs/design/learned.md).
 # Extra arguments go to `devplace pretrain` (e.g. -o FILE --seed S); PRETRAIN=pretrain-moves
 # trains the move policy on the same graphs instead. Run from the repository root after a build (DEVPLACE=path runs
 # another devplace binary).
