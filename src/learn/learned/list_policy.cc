@@ -625,13 +625,13 @@ void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& co
   };
   const int total = c.imitation_iterations + c.iterations + c.expert_iterations;
   ExpertMemory experts(corpus.size());
-  // The teacher's rollouts do not change while the policy learns: made once per problem (each of
-  // its decisions plays D episodes ahead).
+  // The imitation targets do not change while the policy learns: made once per problem (each of
+  // the teacher's decisions plays 2 D episodes ahead).
   std::vector<Rollout> targets;
-  if (!c.imitation_placer.empty() && c.imitation_iterations > 0) {
-    targets = imitation_targets(m, corpus, rewards, c, seed, rng);
-  } else if (c.imitation_iterations > 0) {
-    for (const Problem* p : corpus) targets.push_back(m.rollout(*p, 1, Choice::teacher, rng, c.objective));
+  if (c.imitation_iterations > 0) {
+    if (!c.imitation_placer.empty()) targets = imitation_targets(m, corpus, rewards, c, seed, rng);
+    else
+      for (const Problem* p : corpus) targets.push_back(m.rollout(*p, 1, Choice::teacher, rng, c.objective));
   }
   for (int it = 0; it < total; ++it) {
     const int g = pick();
@@ -652,7 +652,7 @@ void train_list_policy(ListPolicy& policy, const std::vector<const Problem*>& co
       step.greedy_latency = e.greedy_latency, step.best_latency = experts[g].latency;
       step.mean_latency = e.found_latency, step.loss = e.loss;
     } else if (step.stage == ListTrainingStep::Stage::imitation) {
-      Rollout r = targets.empty() ? m.rollout(p, 1, Choice::teacher, rng, c.objective) : targets[g];
+      const Rollout& r = targets[g];
       step.loss = imitate(m, opt, r);
       step.greedy_latency = step.best_latency = step.mean_latency = rewards[g]->evaluate(r.placements[0]).latency;
     } else {

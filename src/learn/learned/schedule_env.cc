@@ -119,7 +119,7 @@ void ScheduleEnv::reset() {
   ledger_.emplace(p_, edges_);
   if (contiguity_) contiguity_->reset();
   cand_for_ = rollout_for_ = -1;
-  makespan_ = horizon_ = 0;
+  horizon_ = 0;
   if (follow_simulator_) {
     device_busy_.assign(D_, {});
     decisions_ = rank_order_;
@@ -193,7 +193,7 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
   const double* oct = oct_row(v);
   double min_rollout = kInfeasibleTime;
   const int rolled_to = oct ? rollout_device() : -1;  // evaluates the rollouts
-  if (oct)
+  if (rolled_to >= 0)
     for (double m : rollout_) min_rollout = std::min(min_rollout, m);
   for (int d = 0; d < D_; ++d) {
     const Candidate& c = cand_[d];
@@ -310,8 +310,15 @@ void ScheduleEnv::evaluate_rollouts() const {
   if (rollout_for_ == step_) return;
   rollout_.assign(D_, kInfeasibleTime);
   evaluate_current();
+  int allowed = 0;
+  for (int d = 0; d < D_; ++d) allowed += is_allowed(d);
   for (int d = 0; d < D_; ++d) {
     if (!is_allowed(d)) continue;
+    if (allowed == 1) {  // no choice to make: no episode to play
+      rollout_[d] = 0;
+      continue;
+    }
+    // The copies hold references into *this (the memory ledger's), which outlives them.
     for (const bool stay : {false, true}) {  // the two bases: the lookahead choice, and staying on d
       ScheduleEnv episode(*this);
       episode.step(d);
@@ -319,7 +326,7 @@ void ScheduleEnv::evaluate_rollouts() const {
         const int next = episode.lookahead_device();
         episode.step(stay && episode.is_allowed(d) ? d : next);
       }
-      rollout_[d] = std::min(rollout_[d], std::max(episode.makespan_, episode.horizon_));
+      rollout_[d] = std::min(rollout_[d], episode.horizon_);
     }
   }
   rollout_for_ = step_;
@@ -398,7 +405,6 @@ void ScheduleEnv::commit(int v, int d, double start, double time) {
   device_[v] = d;
   finish_[v] = start + time;
   avail_[d] = std::max(avail_[d], finish_[v]);
-  makespan_ = std::max(makespan_, finish_[v]);
   if (!oct_.empty()) horizon_ = std::max(horizon_, finish_[v] + oct_row(v)[d]);
   if (follow_simulator_) occupy(device_busy_[d], start, finish_[v]);
   busy_[d] += time;

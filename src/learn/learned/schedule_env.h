@@ -82,15 +82,12 @@ class ScheduleEnv {
   // index). Under tarnawski, whose sets the table does not model (it made worse choices there),
   // the earliest-finish choice.
   int lookahead_device() const;
-  // The allowed device where placing the current op, then the next kRolloutHorizon decisions by a
-  // base rule, gives the least estimated makespan: one step of Bertsekas' rollout with two bases,
-  // the lookahead choice and staying on that device (where allowed; else the lookahead choice),
-  // the lesser makespan counting. It sees what PEFT's table does not (busy devices and links,
-  // later choices that the table assumes but the base does not make), and the second base keeps
-  // a single device in view. Where the horizon ends before the graph does, an op's finish plus
-  // its optimistic cost stands for the rest. Ties to the lookahead choice, then the lower index:
-  // the teacher of the imitation stage. Costs 2 D copies of the episode per decision. Under tarnawski, the earliest-finish choice (the
-  // estimate there is not their model, and the rollout chose worse there).
+  // The teacher of the imitation stage: the allowed device where placing the current op, then the
+  // next kRolloutHorizon decisions by a base rule (the lookahead choice, or staying on that device
+  // where allowed; the lesser counts), gives the least estimated makespan, each placed op's finish
+  // plus its optimistic cost standing for the ops beyond the horizon. Ties to the lookahead
+  // choice, then the lower index. Costs 2 D copies of the episode per decision. Under tarnawski,
+  // the earliest-finish choice. docs/design/learned.md says why.
   int rollout_device() const;
   static constexpr int kRolloutHorizon = 32;
   // Places the current op (its unit) on `device` and advances. REQUIRES !done(), 0 <= device < D.
@@ -188,8 +185,9 @@ class ScheduleEnv {
   void advance_order();
   mutable std::vector<Candidate> cand_;
   mutable int cand_for_ = -1;
-  double makespan_ = 0;  // the latest estimated finish so far
-  double horizon_ = 0;   // the latest estimated finish plus optimistic cost so far
+  // The latest estimated finish plus optimistic cost of any op placed so far (simulator objective):
+  // what a rollout's episode is worth, the table standing in for the ops not placed yet.
+  double horizon_ = 0;
   // Per device: the estimated makespan of the rollout that places the current op there
   // (kInfeasibleTime where not allowed), for decision rollout_for_.
   mutable std::vector<double> rollout_;
