@@ -37,10 +37,19 @@ std::vector<int> priority_topological_order(int n, Preds preds, Succs succs, Fir
 }  // namespace
 
 ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective)
-    : p_(p), n_(p.num_ops()), D_(p.num_devices()), edges_(p) {
+    : p_(p),
+      n_(p.num_ops()),
+      D_(p.num_devices()),
+      tables_([&] {
+        auto t = std::make_shared<Tables>(Tables{EdgeCosts(p), {}, {}});
+        t->rank = upward_ranks(p, t->edges);
+        if (objective == Objective::simulator) t->oct = optimistic_costs(p, t->edges);
+        return t;
+      }()),
+      edges_(tables_->edges),
+      rank_(tables_->rank),
+      oct_(tables_->oct) {
   const Graph& g = p.graph();
-  rank_ = upward_ranks(p, edges_);
-  if (objective == Objective::simulator) oct_ = optimistic_costs(p, edges_);
   // The time unit: the mean over ops of their fastest time (ops with a kernel somewhere).
   double fastest_sum = 0;
   int timed = 0;
@@ -318,7 +327,6 @@ void ScheduleEnv::evaluate_rollouts() const {
       rollout_[d] = 0;
       continue;
     }
-    // The copies hold references into *this (the memory ledger's), which outlives them.
     for (const bool stay : {false, true}) {  // the two bases: the lookahead choice, and staying on d
       ScheduleEnv episode(*this);
       episode.step(d);

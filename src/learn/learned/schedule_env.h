@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -133,7 +134,18 @@ class ScheduleEnv {
 
   const Problem& p_;
   int n_, D_;
-  EdgeCosts edges_;
+  // Fixed per problem and shared by every copy of an environment, so that a rollout's copies do
+  // not copy them (the transfer costs alone are E x D x D) and the memory ledger's reference to
+  // the edges holds in every copy.
+  struct Tables {
+    EdgeCosts edges;
+    std::vector<double> rank;  // upward rank, seconds
+    std::vector<double> oct;   // PEFT's optimistic cost table [n x D], seconds; empty under tarnawski
+  };
+  std::shared_ptr<const Tables> tables_;
+  const EdgeCosts& edges_;
+  const std::vector<double>& rank_;
+  const std::vector<double>& oct_;
   std::vector<int> decisions_;  // ops in decision order
   std::vector<int> rank_order_;  // simulator objective: the ops by rank, where each episode starts
   // Tarnawski only: per decision, the unit's index and its ops (leader first, then in op order),
@@ -141,8 +153,6 @@ class ScheduleEnv {
   std::vector<int> unit_of_decision_;
   std::vector<std::vector<int>> unit_ops_;
   std::optional<ContiguityMask> contiguity_;
-  std::vector<double> rank_;    // upward rank, seconds
-  std::vector<double> oct_;     // PEFT's optimistic cost table [n x D], seconds; empty under tarnawski
   // Op v's row of oct_, or nullptr without one.
   const double* oct_row(int v) const { return oct_.empty() ? nullptr : &oct_[static_cast<std::size_t>(v) * D_]; }
   // The allowed device of least estimated finish plus `extra` (per device; nullptr: none), ties to
