@@ -9,8 +9,9 @@ Two ways to act:
   the ops whose producers are placed, the one whose inputs are made first in the estimated
   schedule, ties to the highest upward rank). The observation describes the
   op at hand on every device (``features``: ``[num_devices x 23]`` from the partial schedule:
-  time ratios, finish and ready gaps, transfer delay, busy and memory shares, lookahead and
-  rollout makespans ...; ``allowed``:
+  time ratios, finish and ready gaps, transfer delay, busy and memory shares, the lookahead ...;
+  the last two, the rollout's, are 0 unless ``rollout_features=True``, which makes each step
+  about 100 times slower; ``allowed``:
   the devices where it runs and fits) and the placement so far (``placement``: a device per op,
   -1 where not decided yet). The action is a device index.
 * ``mode="group"``: one step per co-location group of HSDAG's coarsening (``devplace.groups``),
@@ -42,7 +43,7 @@ class PlacementEnv:
     """Places one workload's ops on its devices; see the module's documentation."""
 
     def __init__(self, workload: _devplace.Workload, mode: str = "op", reward: str = "speedup",
-                 objective: str = "sim") -> None:
+                 objective: str = "sim", rollout_features: bool = False) -> None:
         if mode not in ("op", "group", "placement"):
             raise ValueError(f"mode must be 'op', 'group' or 'placement', not {mode!r}")
         if reward not in ("speedup", "neg_latency"):
@@ -51,7 +52,7 @@ class PlacementEnv:
         self.mode = mode
         self.reward_kind = reward
         self.objective = objective
-        self._env = _devplace.ScheduleEnv(workload, objective)
+        self._env = _devplace.ScheduleEnv(workload, objective, rollout_features)
         self.num_ops = workload.num_ops
         self.num_devices = workload.num_devices
         self.op_times = _devplace.op_times(workload)

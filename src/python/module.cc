@@ -428,10 +428,11 @@ PYBIND11_MODULE(_devplace, m) {
   py::class_<ScheduleEnv>(m, "ScheduleEnv",
                           "The list-scheduling decision process of devplace's learned placer: one op per step, "
                           "one feature row per device")
-      .def(py::init([](const Workload& w, const std::string& objective) {
-             return std::make_unique<ScheduleEnv>(w.problem(), objective_of(objective));
+      .def(py::init([](const Workload& w, const std::string& objective, bool rollout_features) {
+             return std::make_unique<ScheduleEnv>(w.problem(), objective_of(objective), rollout_features);
            }),
-           py::arg("workload"), py::arg("objective") = "sim", py::keep_alive<1, 2>())
+           py::arg("workload"), py::arg("objective") = "sim", py::arg("rollout_features") = false,
+           py::keep_alive<1, 2>())
       .def_readonly_static("num_features", &ScheduleEnv::kFeatures)
       .def("reset", &ScheduleEnv::reset)
       .def("done", &ScheduleEnv::done)

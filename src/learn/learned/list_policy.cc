@@ -105,6 +105,9 @@ std::vector<int> decision_order(const Rollout& r, int k) {
 
 struct ListPolicy::Impl {
   int hidden, context;
+  // Whether the scorer reads the rollout features (a policy saved before them reads them with
+  // zero weights, so its environments skip computing them).
+  bool rollout_features = true;
   RowScorer net;  // one shared scorer for every (op, device) row, with its op's context vector
   Context ctx{nullptr};
   Impl(int h, int c) : hidden(h), context(c), net(kF + c, h) {
@@ -135,7 +138,7 @@ struct ListPolicy::Impl {
     torch::NoGradGuard no_grad;
     std::vector<ScheduleEnv> envs;
     envs.reserve(K);
-    envs.emplace_back(p, objective);
+    envs.emplace_back(p, objective, rollout_features);
     for (int k = 1; k < K; ++k) envs.push_back(envs[0]);  // the same order and units; copies are cheaper
     const int T = envs[0].num_decisions(), D = p.num_devices();
     Rollout r;
@@ -429,6 +432,7 @@ ListPolicy ListPolicy::load(const std::string& path) {
       w.narrow(1, 0, old_width).copy_(old.narrow(1, 0, old_width));
       if (m.context > 0) w.narrow(1, kF, m.context).copy_(old.narrow(1, old_width, m.context));
       m.net->l1->weight.set_data(w);
+      m.rollout_features = false;
     } else if (width != kF + m.context) {
       throw Error(path, "", "the policy reads " + std::to_string(width) + " features per row; this devplace gives " +
                                 std::to_string(kF + m.context) + ": retrain it with this devplace");

@@ -36,10 +36,11 @@ std::vector<int> priority_topological_order(int n, Preds preds, Succs succs, Fir
 
 }  // namespace
 
-ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective)
+ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective, bool rollout_features)
     : p_(p),
       n_(p.num_ops()),
       D_(p.num_devices()),
+      rollout_features_(rollout_features),
       tables_([&] {
         auto t = std::make_shared<Tables>(Tables{EdgeCosts(p), {}, {}});
         t->rank = upward_ranks(p, t->edges);
@@ -201,7 +202,7 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
          min_avail = kInfeasibleTime, busy_total = 0, max_pred_finish = 0, min_look = kInfeasibleTime;
   const double* oct = oct_row(v);
   double min_rollout = kInfeasibleTime;
-  const int rolled_to = oct ? rollout_device() : -1;  // evaluates the rollouts
+  const int rolled_to = oct && rollout_features_ ? rollout_device() : -1;  // evaluates the rollouts
   if (rolled_to >= 0)
     for (double m : rollout_) min_rollout = std::min(min_rollout, m);
   for (int d = 0; d < D_; ++d) {
@@ -263,8 +264,8 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
     const double look = oct ? c.finish + oct[d] : 0.0;
     r[19] = !oct ? 0.f : timed ? slog((look - min_look) / u) : 10.f;
     r[20] = oct && timed && look == min_look ? 1.f : 0.f;
-    const bool rolled = oct && rollout_[d] < kInfeasibleTime;
-    r[21] = !oct ? 0.f : rolled ? slog((rollout_[d] - min_rollout) / u) : 10.f;
+    const bool rolled = rolled_to >= 0 && rollout_[d] < kInfeasibleTime;
+    r[21] = rolled_to < 0 ? 0.f : rolled ? slog((rollout_[d] - min_rollout) / u) : 10.f;
     r[22] = d == rolled_to ? 1.f : 0.f;
   }
 }

@@ -47,12 +47,15 @@ class ScheduleEnv {
   // optimistic cost of the ops after it (PEFT's lookahead, place/list_schedule.h) to the best
   // device's, with a flag for the devices where that sum is least, and the makespan of
   // rollout_device's episodes to the best device's, with a flag for its choice (all four 0 under
-  // tarnawski).
+  // tarnawski; the last two 0 unless the constructor asks for them).
   static constexpr int kFeatures = 23;
 
   // REQUIRES: problem outlives the environment; under tarnawski, problem has a host (cpu) device
-  // and at most 64 devices.
-  explicit ScheduleEnv(const Problem& problem, Objective objective = Objective::simulator);
+  // and at most 64 devices. rollout_features: observe() fills the two rollout features, which
+  // costs 2 D partial episodes per observation (about 100 times the rest); without, they are 0
+  // (for a policy that does not read them, and for fast environments).
+  explicit ScheduleEnv(const Problem& problem, Objective objective = Objective::simulator,
+                       bool rollout_features = false);
 
   // Starts a new episode; ops not yet placed.
   void reset();
@@ -134,6 +137,7 @@ class ScheduleEnv {
 
   const Problem& p_;
   int n_, D_;
+  bool rollout_features_;
   // Fixed per problem and shared by every copy of an environment, so that a rollout's copies do
   // not copy them (the transfer costs alone are E x D x D) and the memory ledger's reference to
   // the edges holds in every copy.

@@ -44,7 +44,7 @@ TEST(ScheduleEnv, TheLookaheadChoiceSeesTheOpsAfterTheOneAtHand) {
   b.op("c", {"b"}, 10, 1);
   b.g.finalize();
   Problem p(b.g, test::two_devices(), &b.table);
-  ScheduleEnv env(p);
+  ScheduleEnv env(p, Objective::simulator, /*rollout_features=*/true);
   constexpr int F = ScheduleEnv::kFeatures;
   std::vector<float> f(2 * F);
   std::vector<std::uint8_t> allowed(2);
