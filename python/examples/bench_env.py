@@ -3,7 +3,7 @@
 
 1. the environment alone: Python (random allowed actions) against the C++ side stepping the same
    decision process (devplace.random_episodes_per_second);
-2. a whole training loop: REINFORCE in Python on the environment (a 19-64-64-1 scorer per device,
+2. a whole training loop: REINFORCE in Python on the environment (a 23-64-64-1 scorer per device,
    as devplace's learned placer, one forward per step, a backward pass per update) against the C++
    trainer fine-tuning the learned placer by policy gradient too (devplace.train(algorithm="learned",
    tuning="policy_gradient"): rollouts in lockstep, one batched update), in decisions per second.
