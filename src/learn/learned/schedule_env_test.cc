@@ -67,6 +67,12 @@ TEST(ScheduleEnv, TheLookaheadChoiceSeesTheOpsAfterTheOneAtHand) {
   EXPECT_FLOAT_EQ(f[F + 21], 0);
   EXPECT_FLOAT_EQ(f[22], 0);
   EXPECT_FLOAT_EQ(f[F + 22], 1);
+  // Not asked for, the rollout features stay 0 (the rollout choice itself is the same).
+  ScheduleEnv plain(p);
+  plain.step(0);
+  plain.observe(f.data(), allowed.data());
+  EXPECT_EQ(plain.rollout_device(), 1);
+  for (int k : {21, 22, F + 21, F + 22}) EXPECT_FLOAT_EQ(f[k], 0) << k;
   env.step(1);
   env.step(env.lookahead_device());
   EXPECT_EQ(env.placement(), (Placement{0, 1, 1}));
