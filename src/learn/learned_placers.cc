@@ -153,8 +153,8 @@ class LearnedListPlacer : public Placer {
 
 // Controls for what the learned list policy's network adds: its decision process with every op
 // on the device of least estimated finish plus PEFT's optimistic cost (lookahead:
-// ScheduleEnv::lookahead_device), or on the device its teacher chooses (rollout: the lookahead
-// choice played ahead, ScheduleEnv::rollout_device). No network and no evaluation.
+// ScheduleEnv::lookahead_device), or on the device its teacher chooses (rollout: the decisions
+// played ahead in the estimate, ScheduleEnv::rollout_device). No network and no evaluation.
 class RulePlacer : public Placer {
  public:
   explicit RulePlacer(bool rollout) : rollout_(rollout) {}
