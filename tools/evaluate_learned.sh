@@ -111,7 +111,7 @@ if part tarnawski; then
 {
   echo "budget,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
   for f in $T/LayerGraphs/*.json $T/OperatorGraphs/*.json; do
-    $B -q compare "$f" --objective tarnawski --algos cpu-only,tarnawski-greedy,tarnawski-dp,learned --csv |
+    $B -q compare "$f" --objective tarnawski --algos cpu-only,tarnawski-greedy,tarnawski-dp,rollout,learned --csv |
       tail -n +2 | sed "s/^/0,/"
     for b in 64 2000; do
       $B -q compare "$f" --objective tarnawski --budget $b --csv \

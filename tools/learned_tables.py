@@ -110,7 +110,7 @@ def tarnawski(path):
             table.append((folder + "/" + row["model"], OrderedDict()))
         name = row["algorithm"] if b == 0 else "%s (%d)" % (row["algorithm"], b)
         table[-1][1][name] = num(row["latency_ms"])
-    cols = ["cpu-only", "tarnawski-greedy", "tarnawski-dp", "learned"] + [
+    cols = ["cpu-only", "tarnawski-greedy", "tarnawski-dp", "rollout", "learned"] + [
         "%s (%d)" % (a, b) for b in (64, 2000)
         for a in ("local-search", "segment-search", "learned-discrepancy", "learned-discrepancy-segments")] + [
         "learned-tuned (2000)"]

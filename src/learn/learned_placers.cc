@@ -160,7 +160,7 @@ class RulePlacer : public Placer {
   explicit RulePlacer(bool rollout) : rollout_(rollout) {}
   std::string name() const override { return rollout_ ? "rollout" : "lookahead"; }
   Placement place(const Problem& p, const PlaceOptions& o) override {
-    ScheduleEnv env(p, o.objective);
+    ScheduleEnv env(p, o.objective, /*rollout_features=*/rollout_);  // the process the policy decides in
     while (!env.done()) env.step(rollout_ ? env.rollout_device() : env.lookahead_device());
     return env.placement();
   }

@@ -25,6 +25,7 @@
 
 #include "graph/scc.h"
 #include "place/reward.h"
+#include "place/tarnawski_segments.h"
 #include "util/error.h"
 
 namespace devplace {
@@ -186,76 +187,31 @@ class TarnawskiGreedy : public Placer {
 
 // Segment DP over one order of blocks, scored by the serial upper bound (see the top).
 Placement segment_dp(const Problem& p, const TarnawskiBlocks& b, const std::vector<int>& order) {
-  const Graph& g = p.graph();
   const int n = p.num_ops(), host = p.host();
-  const std::vector<int> acc = tarnawski_accelerators(p);
-  const int K = static_cast<int>(acc.size());
   // Units: runs of consecutive blocks of the order; cut points lie between units.
   const int nb = static_cast<int>(order.size());
   const int per_unit = std::max(1, (nb + kMaxDpUnits - 1) / kMaxDpUnits);
   const int U = (nb + per_unit - 1) / per_unit;
   std::vector<std::vector<int>> unit_ops(U);  // ops of a unit, in topological order
-  std::vector<int> unit_of(n);
-  for (int pos = 0; pos < nb; ++pos) {
-    const int u = pos / per_unit;
-    for (int v : b.members[order[pos]]) {
-      unit_ops[u].push_back(v);
-      unit_of[v] = u;
-    }
-  }
-  // Per op: non-resident distinct inputs, outputs with consumers; per tensor: last unit.
-  const int T = g.num_tensors();
-  std::vector<int> last_unit(T, -1);
-  std::vector<std::vector<int>> closes(U);  // tensors whose last consumer is in the unit
-  for (int t = 0; t < T; ++t) {
-    const Tensor& tt = g.tensor(t);
-    if (tt.producer < 0 || p.tensor_resident(t) || tt.is_constant) continue;
-    for (int c : tt.consumers) last_unit[t] = std::max(last_unit[t], unit_of[c]);
-    if (last_unit[t] >= 0) closes[last_unit[t]].push_back(t);
-  }
-  auto is_input = [&](int t) { return !p.tensor_resident(t) && !g.tensor(t).is_constant; };
+  for (int pos = 0; pos < nb; ++pos)
+    for (int v : b.members[order[pos]]) unit_ops[pos / per_unit].push_back(v);
+  SegmentScan scan(p, unit_ops);
+  const std::vector<int>& acc = scan.acc();
+  const int K = static_cast<int>(acc.size());
 
   const double inf = kInfeasibleTime;
   std::vector<double> F(static_cast<std::size_t>(U + 1) * (K + 1), inf);
   std::vector<int> from(F.size(), -1), dev(F.size(), -1);
   auto at = [&](int pos, int j) { return static_cast<std::size_t>(pos) * (K + 1) + j; };
   F[at(0, 0)] = 0;
-  std::vector<double> work(K), recv(K), send(K), lp(n, 0);
-  std::vector<int> stamp(T, -1);
   for (int i = 0; i < U; ++i) {
     bool any = false;
     for (int j = 0; j <= K; ++j) any |= F[at(i, j)] < inf;
     if (!any) continue;
-    std::fill(work.begin(), work.end(), 0.0);
-    std::fill(recv.begin(), recv.end(), 0.0);
-    std::fill(send.begin(), send.end(), 0.0);
-    std::int64_t bytes = 0;
-    double cpu = 0;
+    scan.start(i);
     for (int l = i; l < U; ++l) {
-      for (int v : unit_ops[l]) {
-        bytes += p.weight_bytes(v);
-        for (int a = 0; a < K; ++a) work[a] += p.op_time(v, acc[a]);
-        double start = 0;
-        for (int q : g.preds(v))
-          if (unit_of[q] >= i) start = std::max(start, lp[q]);
-        lp[v] = start + p.op_time(v, host);
-        cpu = std::max(cpu, lp[v]);
-        for (int t : g.op(v).inputs) {
-          if (!is_input(t) || stamp[t] == i) continue;
-          const int pr = g.tensor(t).producer;
-          if (pr >= 0 && unit_of[pr] >= i) continue;
-          stamp[t] = i;
-          for (int a = 0; a < K; ++a) recv[a] += p.transfer_time(t, host, acc[a]);
-        }
-        for (int t : g.op(v).outputs)
-          if (is_input(t) && last_unit[t] > l)
-            for (int a = 0; a < K; ++a) send[a] += p.transfer_time(t, acc[a], host);
-      }
-      for (int t : closes[l]) {  // produced earlier in the segment, now read only inside it
-        const int pu = unit_of[g.tensor(t).producer];
-        if (pu >= i && pu < l)
-          for (int a = 0; a < K; ++a) send[a] -= p.transfer_time(t, acc[a], host);
-      }
+      scan.extend();
+      const double cpu = scan.cpu();
       for (int j = 0; j <= K; ++j) {
         const double base = F[at(i, j)];
         if (!(base < inf)) continue;
@@ -264,13 +220,11 @@ Placement segment_dp(const Problem& p, const TarnawskiBlocks& b, const std::vect
           from[at(l + 1, j)] = i;
           dev[at(l + 1, j)] = host;
         }
-        if (j < K && accel_can_hold(p, acc[j], bytes) && work[j] < inf) {
-          const double c = base + recv[j] + work[j] + std::max(0.0, send[j]);
-          if (c < F[at(l + 1, j + 1)]) {
-            F[at(l + 1, j + 1)] = c;
-            from[at(l + 1, j + 1)] = i;
-            dev[at(l + 1, j + 1)] = acc[j];
-          }
+        const double run = j < K ? scan.accel_after(base, j) : inf;
+        if (run < inf && run < F[at(l + 1, j + 1)]) {
+          F[at(l + 1, j + 1)] = run;
+          from[at(l + 1, j + 1)] = i;
+          dev[at(l + 1, j + 1)] = acc[j];
         }
       }
     }

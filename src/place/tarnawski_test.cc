@@ -19,6 +19,7 @@
 #include "place/segment_search.h"
 #include "place/tarnawski_objective.h"
 #include "place/tarnawski_placers.h"
+#include "place/tarnawski_segments.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -381,6 +382,37 @@ TEST(TarnawskiPlacers, DpOnTinyGraphsIsFeasibleAndNoWorse) {
   // On the chain the best is all on one accelerator (6 ms).
   auto b = build(chain());
   EXPECT_NEAR(tarnawski_latency(*b->problem, dp->place(*b->problem, o)).latency, 6 * ms, 1e-12);
+}
+
+// The runs of chain() (a, b1, b2, c1, c2 in order, one op per unit), by hand: b1..b2 on fpga0
+// receives a's output once (0.5), computes 2 + 3 and sends b2's once (0.25): 5.75 ms; on the CPU
+// 20 + 30. The cheapest cut of the whole graph is everything on one accelerator (6 ms); from c1
+// on, c1..c2 on an accelerator (0.25 + 0.4 + 0.5 = 1.15), or on the CPU (5, the longer of two
+// parallel ops) once both accelerators are used.
+TEST(TarnawskiSegments, RunCostsAndCostToGoByHand) {
+  auto b = build(chain());
+  const Problem& p = *b->problem;
+  std::vector<std::vector<int>> units;
+  for (const char* name : {"a", "b1", "b2", "c1", "c2"}) units.push_back({b->op(name)});
+  SegmentScan scan(p, units);
+  ASSERT_EQ(scan.acc().size(), 2u);
+  scan.start(1);
+  scan.extend();
+  scan.extend();
+  EXPECT_NEAR(scan.accel(0), 5.75 * ms, 1e-12);
+  EXPECT_NEAR(scan.accel_floor(0), 5.5 * ms, 1e-12);
+  EXPECT_NEAR(scan.cpu(), 50 * ms, 1e-12);
+  const std::vector<double> rest = segment_cost_to_go(scan);
+  auto at = [&](int i, int k) { return rest[static_cast<std::size_t>(i) * 3 + k]; };
+  EXPECT_NEAR(at(0, 0), 6 * ms, 1e-12);
+  EXPECT_NEAR(at(3, 0), 1.15 * ms, 1e-12);
+  EXPECT_NEAR(at(3, 2), 5 * ms, 1e-12);
+  EXPECT_EQ(at(5, 1), 0);
+  // Scanning again from the same start counts the inputs again (a fresh run each time).
+  scan.start(1);
+  scan.extend();
+  scan.extend();
+  EXPECT_NEAR(scan.accel(0), 5.75 * ms, 1e-12);
 }
 
 // --- The published graphs.

@@ -426,13 +426,24 @@ TEST_F(LayerResNet50, DiscrepancySegmentsComeWithinFivePercentOfTheDp) {
   EXPECT_THROW(r.make(*p, "learned-discrepancy-segments", o)->place(*p, o), Error);
 }
 
-// policies/learned-tarnawski.pt was saved before the two lookahead features (19 per row, 21 now):
-// it reads them with zero weights and places the graph as it did, 3,724.170 ms
-// (docs/results/learned-tarnawski.csv).
+// A policy saved before the lookahead and cut-point features (19 per row, 23 now; the Tarnawski
+// policy shipped until 2026-12-06, kept as a fixture) reads them with zero weights, skips
+// computing them and places the graph as it did, 3,724.170 ms.
 TEST_F(LayerResNet50, APolicySavedBeforeTheLookaheadFeaturesPlacesAsItDid) {
+  o.learned.policy_file = home_dir() + "/tests/data/policies/learned-tarnawski-19-features.pt";
   const Verdict v = place("learned");
   ASSERT_TRUE(v.feasible) << v.reason;
   EXPECT_NEAR(v.latency * 1e3, 3724.170, 1e-3);
+}
+
+// The shipped Tarnawski policy decides in the cut-point process (ScheduleEnv::rollout_device):
+// alone, with no evaluation, it places the graph as the DP does, 1,156.881 ms; the policy saved
+// before it, 3,724.170 (above).
+TEST_F(LayerResNet50, TheShippedPolicyAloneComesWithinFivePercentOfTheDp) {
+  const double dp = place("tarnawski-dp").latency;
+  const Verdict v = place("learned");
+  ASSERT_TRUE(v.feasible) << v.reason;
+  EXPECT_LE(v.latency, 1.05 * dp) << v.latency << " against the DP's " << dp;
 }
 
 // A small corpus drawn twice, the second time with `change` applied to its options.

@@ -1,6 +1,7 @@
 #include "learn/learned/schedule_env.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 #include <queue>
@@ -30,6 +31,30 @@ std::vector<int> priority_topological_order(int n, Preds preds, Succs succs, Fir
     order.push_back(v);
     for (int s : succs(v))
       if (--waiting[s] == 0) ready.push(s);
+  }
+  return order;
+}
+
+// Depth-first: the same, but among the ready nodes the one readied last goes first (a branch is
+// finished before the next starts); ties among nodes readied together by `first`.
+template <class Preds, class Succs, class First>
+std::vector<int> depth_first_topological_order(int n, Preds preds, Succs succs, First first) {
+  std::vector<int> waiting(n, 0), order, stack, fresh;
+  for (int v = 0; v < n; ++v)
+    if ((waiting[v] = static_cast<int>(preds(v).size())) == 0) fresh.push_back(v);
+  auto push = [&] {  // the preferred one on top
+    std::sort(fresh.begin(), fresh.end(), [&](int a, int b) { return first(b, a); });
+    stack.insert(stack.end(), fresh.begin(), fresh.end());
+    fresh.clear();
+  };
+  push();
+  while (!stack.empty()) {
+    const int v = stack.back();
+    stack.pop_back();
+    order.push_back(v);
+    for (int s : succs(v))
+      if (--waiting[s] == 0) fresh.push_back(s);
+    push();
   }
   return order;
 }
@@ -102,18 +127,52 @@ void ScheduleEnv::order_units(const Graph& g) {
   for (int u = 0; u < U; ++u)
     leader[u] = *std::min_element(c.members[u].begin(), c.members[u].end(),
                                   [&](int a, int b) { return decides_first(a, b); });
-  for (int u : priority_topological_order(
-           U, [&](int u) -> const std::vector<int>& { return c.preds[u]; },
-           [&](int u) -> const std::vector<int>& { return c.succs[u]; },
-           [&](int a, int b) { return decides_first(leader[a], leader[b]); })) {
-    decisions_.push_back(leader[u]);
-    unit_of_decision_.push_back(u);
-    std::vector<int> ops = {leader[u]};
-    for (int v : c.members[u])
-      if (v != leader[u]) ops.push_back(v);
-    unit_ops_.push_back(std::move(ops));
-  }
+  auto preds = [&](int u) -> const std::vector<int>& { return c.preds[u]; };
+  auto succs = [&](int u) -> const std::vector<int>& { return c.succs[u]; };
+  auto first = [&](int a, int b) { return decides_first(leader[a], leader[b]); };
+  auto use = [&](const std::vector<int>& order) {
+    decisions_.clear();
+    unit_of_decision_.clear();
+    unit_ops_.clear();
+    for (int u : order) {
+      decisions_.push_back(leader[u]);
+      unit_of_decision_.push_back(u);
+      std::vector<int> ops = {leader[u]};
+      for (int v : c.members[u])
+        if (v != leader[u]) ops.push_back(v);
+      unit_ops_.push_back(std::move(ops));
+    }
+  };
+  use(priority_topological_order(U, preds, succs, first));
   contiguity_.emplace(p_, c);
+  if (!rollout_features_) return;
+  // With the cut-point features, the units go in whichever of three topological orders can be cut
+  // most cheaply (the least cost-to-go from the start): by rank (above), depth-first (a branch
+  // before the next) or by depth (layer by layer). Which one suits depends on the graph's shape.
+  build_cuts();
+  std::shared_ptr<const Cuts> best = cuts_;
+  std::vector<int> best_order = unit_of_decision_;
+  std::vector<int> depth(U, 0), waiting(U), queue;
+  for (int u = 0; u < U; ++u)
+    if ((waiting[u] = static_cast<int>(c.preds[u].size())) == 0) queue.push_back(u);
+  for (std::size_t h = 0; h < queue.size(); ++h)
+    for (int y : c.succs[queue[h]]) {
+      depth[y] = std::max(depth[y], depth[queue[h]] + 1);
+      if (--waiting[y] == 0) queue.push_back(y);
+    }
+  for (const std::vector<int>& order :
+       {depth_first_topological_order(U, preds, succs, first),
+        priority_topological_order(U, preds, succs, [&](int a, int b) { return depth[a] != depth[b] ? depth[a] < depth[b] : first(a, b); })}) {
+    use(order);
+    cuts_.reset();
+    scan_.reset();
+    build_cuts();
+    if (cuts_->rest[0] < best->rest[0]) best = cuts_, best_order = order;
+  }
+  use(best_order);
+  cuts_ = best;
+  scan_.reset();
+  build_cuts();  // the scan of the order chosen
 }
 
 void ScheduleEnv::reset() {
@@ -202,7 +261,7 @@ void ScheduleEnv::observe(float* f, std::uint8_t* allowed) const {
          min_avail = kInfeasibleTime, busy_total = 0, max_pred_finish = 0, min_look = kInfeasibleTime;
   const double* oct = oct_row(v);
   double min_rollout = kInfeasibleTime;
-  const int rolled_to = oct && rollout_features_ ? rollout_device() : -1;  // evaluates the rollouts
+  const int rolled_to = (oct || contiguity_) && rollout_features_ ? rollout_device() : -1;  // evaluates them
   if (rolled_to >= 0)
     for (double m : rollout_) min_rollout = std::min(min_rollout, m);
   for (int d = 0; d < D_; ++d) {
@@ -341,7 +400,89 @@ void ScheduleEnv::evaluate_rollouts() const {
   rollout_for_ = step_;
 }
 
+void ScheduleEnv::build_cuts() const {
+  if (scan_) return;
+  std::vector<std::vector<int>> units = unit_ops_;
+  for (auto& u : units) std::sort(u.begin(), u.end());  // op index is topological
+  scan_.emplace(p_, std::move(units));
+  if (cuts_) return;
+  auto c = std::make_shared<Cuts>();
+  c->accelerators = static_cast<int>(scan_->acc().size());
+  c->acc_index.assign(D_, -1);
+  for (int k = 0; k < c->accelerators; ++k) c->acc_index[scan_->acc()[k]] = k;
+  c->rest = segment_cost_to_go(*scan_);
+  cuts_ = std::move(c);
+}
+
+void ScheduleEnv::evaluate_cuts() const {
+  if (rollout_for_ == step_) return;
+  build_cuts();
+  const Cuts& c = *cuts_;
+  SegmentScan& scan = *scan_;
+  const int K = c.accelerators, U = num_decisions(), i = step_, host = p_.host();
+  auto rest = [&](int pos, int k) { return c.rest[static_cast<std::size_t>(pos) * (K + 1) + k]; };
+  // The decisions so far as runs of the unit order: the run that the last one ends (its device
+  // `cur` and first decision `s`) and the accelerators used.
+  std::uint64_t used = 0;
+  for (int j = 0; j < i; ++j)
+    if (const int d = device_[decisions_[j]]; d != host) used |= std::uint64_t{1} << d;
+  const int k = std::popcount(used), cur = i > 0 ? device_[decisions_[i - 1]] : -1;
+  int s = i;
+  while (s > 0 && device_[decisions_[s - 1]] == cur) --s;
+  rollout_.assign(D_, kInfeasibleTime);
+  // A run's serial cost, and a lower bound of it for every longer run.
+  auto cost = [&](int d) { return d == host ? scan.cpu() : scan.accel(c.acc_index[d]); };
+  auto floor = [&](int d) {
+    const int a = c.acc_index[d];
+    return d == host ? scan.cpu() : scan.fits(a) ? scan.accel_floor(a) : kInfeasibleTime;
+  };
+  double close = 0;  // the current run's cost if it ends before unit i
+  if (cur >= 0) {    // keep the current run going through unit i and beyond
+    scan.start(s);
+    while (scan.end() < i) scan.extend();
+    close = cost(cur);
+    double& best = rollout_[cur];
+    while (scan.end() < U) {
+      scan.extend();
+      if (!(floor(cur) < best)) break;
+      if (const double run = cost(cur); run < kInfeasibleTime && rest(scan.end(), k) < kInfeasibleTime)
+        best = std::min(best, run + rest(scan.end(), k));
+    }
+  }
+  // Or end it and start a run at unit i on the host or on an accelerator not used yet.
+  std::vector<int> fresh;
+  if (cur != host) fresh.push_back(host);
+  for (int d = 0; d < D_; ++d)
+    if (d != host && !((used >> d) & 1)) fresh.push_back(d);
+  std::vector<double> best(D_, kInfeasibleTime);
+  scan.start(i);
+  for (bool live = true; live && scan.end() < U;) {
+    scan.extend();
+    live = false;
+    for (int d : fresh) {
+      if (!(floor(d) < best[d])) continue;
+      live = true;
+      const double after = rest(scan.end(), d == host ? k : k + 1);
+      if (const double run = cost(d); run < kInfeasibleTime && after < kInfeasibleTime)
+        best[d] = std::min(best[d], run + after);
+    }
+  }
+  for (int d : fresh)
+    if (best[d] < kInfeasibleTime) rollout_[d] = close + best[d];
+  evaluate_current();
+  for (int d = 0; d < D_; ++d)
+    if (!is_allowed(d)) rollout_[d] = kInfeasibleTime;
+  rollout_for_ = step_;
+}
+
 int ScheduleEnv::rollout_device() const {
+  if (contiguity_) {
+    evaluate_cuts();
+    int best = -1;
+    for (int d = 0; d < D_; ++d)
+      if (rollout_[d] < kInfeasibleTime && (best < 0 || rollout_[d] < rollout_[best])) best = d;
+    return best < 0 ? earliest_finish_device() : best;
+  }
   if (oct_.empty()) return earliest_finish_device();
   evaluate_rollouts();
   int best = lookahead_device();

@@ -20,7 +20,8 @@
 // time, links have no queue), and a decision places a unit:
 // ops that must share a device (a colour class, and what joins them in a cycle; coarsen.h
 // with only co-location) go together, units are visited in a topological order of their DAG
-// (highest rank first), and a device is allowed only when the placement can still be completed
+// (highest rank first; with the cut-point features below, the cheapest of three orders to cut),
+// and a device is allowed only when the placement can still be completed
 // feasibly (learn/representation/contiguity_mask.h: contiguous, acyclic accelerator sets within memory). Every
 // placement the environment produces is then feasible by construction.
 #pragma once
@@ -33,6 +34,7 @@
 #include "cost/cost_model.h"
 #include "learn/representation/contiguity_mask.h"
 #include "place/list_schedule.h"
+#include "place/tarnawski_segments.h"
 #include "sim/schedule.h"
 
 namespace devplace {
@@ -45,15 +47,17 @@ class ScheduleEnv {
   // (cpu, gpu, accel), how much slower the op's consumers run there than on their fastest
   // device, whether a consumer would join its kernel there (fusion), and the finish plus the
   // optimistic cost of the ops after it (PEFT's lookahead, place/list_schedule.h) to the best
-  // device's, with a flag for the devices where that sum is least, and the makespan of
-  // rollout_device's episodes to the best device's, with a flag for its choice (all four 0 under
-  // tarnawski; the last two 0 unless the constructor asks for them).
+  // device's, with a flag for the devices where that sum is least, and rollout_device's value of
+  // each device (the makespan of its episodes; under tarnawski the cost-to-go of its cut) to the
+  // best device's, with a flag for its choice (the two lookahead ones 0 under tarnawski; the last
+  // two 0 unless the constructor asks for them).
   static constexpr int kFeatures = 23;
 
   // REQUIRES: problem outlives the environment; under tarnawski, problem has a host (cpu) device
   // and at most 64 devices. rollout_features: observe() fills the two rollout features, which
-  // costs 2 D partial episodes per observation (about 100 times the rest); without, they are 0
-  // (for a policy that does not read them, and for fast environments).
+  // costs 2 D partial episodes per observation (about 100 times the rest; under tarnawski two
+  // scans of the units left, and the cost-to-go of three orders once per problem); without, they
+  // are 0 (for a policy that does not read them, and for fast environments).
   explicit ScheduleEnv(const Problem& problem, Objective objective = Objective::simulator,
                        bool rollout_features = false);
 
@@ -90,8 +94,13 @@ class ScheduleEnv {
   // next kRolloutHorizon decisions by a base rule (the lookahead choice, or staying on that device
   // where allowed; the lesser counts), gives the least estimated makespan, each placed op's finish
   // plus its optimistic cost standing for the ops beyond the horizon. Ties to the lookahead
-  // choice, then the lower index. Costs 2 D copies of the episode per decision. Under tarnawski,
-  // the earliest-finish choice. docs/design/learned.md says why.
+  // choice, then the lower index. Costs 2 D copies of the episode per decision.
+  // Under tarnawski the decisions so far are runs of the unit order (place/tarnawski_segments.h),
+  // and each allowed device is valued by the least serial cost of the rest if the unit goes there:
+  // keeping the current run going, or ending it and starting one on the host or on an accelerator
+  // not used yet, then the cheapest cuts of the units after (a cost-to-go table made once per
+  // problem). The least wins, ties to the lower index. Nothing is evaluated but that bound, so a
+  // choice costs two scans of the units left. docs/design/learned.md says why.
   int rollout_device() const;
   static constexpr int kRolloutHorizon = 32;
   // Places the current op (its unit) on `device` and advances. REQUIRES !done(), 0 <= device < D.
@@ -115,6 +124,8 @@ class ScheduleEnv {
   };
   void evaluate_current() const;  // fills cand_ for the current op
   void evaluate_rollouts() const;  // fills rollout_ for the current op (simulator objective)
+  void evaluate_cuts() const;      // fills rollout_ for the current unit (tarnawski)
+  void build_cuts() const;         // tarnawski: cuts_ and scan_
   bool is_allowed(int d) const;   // REQUIRES evaluate_current()
   void commit(int v, int d, double start, double time);
   // Under the simulator objective: when op v's inputs are all on device d, each copy from
@@ -206,6 +217,18 @@ class ScheduleEnv {
   // (kInfeasibleTime where not allowed), for decision rollout_for_.
   mutable std::vector<double> rollout_;
   mutable int rollout_for_ = -1;
+  // Tarnawski: the units in decision order cut into runs (place/tarnawski_segments.h). The
+  // cost-to-go of cutting the units from each decision on, with k accelerators used, and each
+  // device's accelerator index (-1 for the host): fixed per problem and shared by copies, built
+  // by the constructor when the rollout features are asked for, else on the first need. The scan
+  // is scratch, one per environment.
+  struct Cuts {
+    std::vector<double> rest;  // [(decisions + 1) x (accelerators + 1)]
+    int accelerators = 0;
+    std::vector<int> acc_index;  // per device
+  };
+  mutable std::shared_ptr<const Cuts> cuts_;
+  mutable std::optional<SegmentScan> scan_;
 };
 
 }  // namespace devplace
