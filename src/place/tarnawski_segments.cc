@@ -85,35 +85,58 @@ double SegmentScan::accel_after(double base, int k) const {
 
 bool SegmentScan::fits(int k) const { return can_hold(p_, acc_[k], bytes_); }
 
-std::vector<double> segment_cost_to_go(SegmentScan& scan) {
+SegmentCostToGo segment_cost_to_go(SegmentScan& scan) {
   const int U = scan.size(), K = static_cast<int>(scan.acc().size());
-  auto at = [&](int i, int k) { return static_cast<std::size_t>(i) * (K + 1) + k; };
-  std::vector<double> G(static_cast<std::size_t>(U + 1) * (K + 1), kInfeasibleTime);
-  for (int k = 0; k <= K; ++k) G[at(U, k)] = 0;
+  SegmentCostToGo out;
+  out.units = U, out.accelerators = K;
+  const double inf = kInfeasibleTime;
+  out.rest.assign(static_cast<std::size_t>(U + 1) * (K + 1), inf);
+  out.host_first.assign(static_cast<std::size_t>(U) * (K + 1), inf);
+  const bool per_accel = static_cast<std::size_t>(U) * K * K <= SegmentCostToGo::kMaxAccelFirst;
+  if (per_accel) out.accel_first.assign(static_cast<std::size_t>(U) * K * K, inf);
+  auto G = [&](int i, int k) -> double& { return out.rest[static_cast<std::size_t>(i) * (K + 1) + k]; };
+  auto H = [&](int i, int k) -> double& { return out.host_first[static_cast<std::size_t>(i) * (K + 1) + k]; };
+  auto A = [&](int i, int k, int a) -> double& {
+    return out.accel_first[(static_cast<std::size_t>(i) * K + k) * K + a];
+  };
+  for (int k = 0; k <= K; ++k) G(U, k) = 0;
+  std::vector<double> accel_worst(K);
   for (int i = U - 1; i >= 0; --i) {
     scan.start(i);
     while (scan.end() < U) {
       scan.extend();
       const int next = scan.end();
-      // Every cost-to-go is at least its run's cost so far, which only grows: once no run from i
-      // can still beat the worst of row i, longer runs cannot either.
-      double worst = 0;
+      const double cpu = scan.cpu();
+      double host_worst = 0;
+      std::fill(accel_worst.begin(), accel_worst.end(), 0.0);
       for (int k = 0; k <= K; ++k) {
-        double& g = G[at(i, k)];
-        if (scan.cpu() < kInfeasibleTime && G[at(next, k)] < kInfeasibleTime)
-          g = std::min(g, scan.cpu() + G[at(next, k)]);
-        if (k < K && G[at(next, k + 1)] < kInfeasibleTime) {
-          const double c = scan.accel(k);
-          if (c < kInfeasibleTime) g = std::min(g, c + G[at(next, k + 1)]);
+        if (cpu < inf && G(next, k) < inf) H(i, k) = std::min(H(i, k), cpu + G(next, k));
+        host_worst = std::max(host_worst, H(i, k));
+        if (k == K) continue;
+        if (per_accel) {
+          for (int a = 0; a < K; ++a) {
+            const double run = scan.accel(a);
+            if (run < inf && G(next, k + 1) < inf) A(i, k, a) = std::min(A(i, k, a), run + G(next, k + 1));
+            accel_worst[a] = std::max(accel_worst[a], A(i, k, a));
+          }
+        } else {
+          const double run = scan.accel(k);  // the next accelerator in cluster order
+          if (run < inf && G(next, k + 1) < inf) G(i, k) = std::min(G(i, k), run + G(next, k + 1));
+          for (int a = 0; a < K; ++a) accel_worst[a] = std::max(accel_worst[a], G(i, k));
         }
-        worst = std::max(worst, g);
       }
-      bool live = scan.cpu() < worst;
-      for (int k = 0; k < K && !live; ++k) live = scan.fits(k) && scan.accel_floor(k) < worst;
+      // Every entry is at least its run's cost so far, which only grows (cpu(), accel_floor()):
+      // once no run from i can lower any entry of row i, longer runs cannot either.
+      bool live = cpu < host_worst;
+      for (int a = 0; a < K && !live; ++a) live = scan.fits(a) && scan.accel_floor(a) < accel_worst[a];
       if (!live) break;
     }
+    for (int k = 0; k <= K; ++k) {
+      G(i, k) = std::min(G(i, k), H(i, k));
+      if (per_accel && k < K) G(i, k) = std::min(G(i, k), A(i, k, k));
+    }
   }
-  return G;
+  return out;
 }
 
 }  // namespace devplace

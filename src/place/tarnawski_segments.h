@@ -55,9 +55,25 @@ class SegmentScan {
   std::int64_t epoch_ = 0;
 };
 
-// The least serial cost of cutting units i.. into runs when k accelerators are already used (the
-// next run on an accelerator takes acc()[k]): [ (size() + 1) x (K + 1) ], row i, column k;
-// kInfeasibleTime where no cut is feasible. O(size() x (scan of the rest)).
-std::vector<double> segment_cost_to_go(SegmentScan& scan);
+// The least serial cost of cutting the units from i on into runs, by the first run's device.
+struct SegmentCostToGo {
+  int units = 0, accelerators = 0;
+  // With k accelerators already used (the next run on an accelerator takes acc()[k]):
+  // [(units + 1) x (accelerators + 1)]; kInfeasibleTime where no cut is feasible.
+  std::vector<double> rest;
+  // The same when the first run (starting at unit i) is on the host, [units x (accelerators + 1)],
+  // or on accelerator a with k others used before, [units x accelerators x accelerators] (k <
+  // accelerators; empty above kMaxAccelFirst entries, where a caller scans instead).
+  std::vector<double> host_first, accel_first;
+  static constexpr std::size_t kMaxAccelFirst = std::size_t{1} << 22;
+  double at(int i, int k) const { return rest[static_cast<std::size_t>(i) * (accelerators + 1) + k]; }
+  double host(int i, int k) const { return host_first[static_cast<std::size_t>(i) * (accelerators + 1) + k]; }
+  double accel(int i, int k, int a) const {
+    return accel_first[(static_cast<std::size_t>(i) * accelerators + k) * accelerators + a];
+  }
+};
+// O(units x (scan of the rest) x accelerators^2) at worst; a scan from i stops once no longer run
+// can lower any entry of row i.
+SegmentCostToGo segment_cost_to_go(SegmentScan& scan);
 
 }  // namespace devplace

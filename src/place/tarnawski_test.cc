@@ -402,12 +402,16 @@ TEST(TarnawskiSegments, RunCostsAndCostToGoByHand) {
   EXPECT_NEAR(scan.accel(0), 5.75 * ms, 1e-12);
   EXPECT_NEAR(scan.accel_floor(0), 5.5 * ms, 1e-12);
   EXPECT_NEAR(scan.cpu(), 50 * ms, 1e-12);
-  const std::vector<double> rest = segment_cost_to_go(scan);
-  auto at = [&](int i, int k) { return rest[static_cast<std::size_t>(i) * 3 + k]; };
-  EXPECT_NEAR(at(0, 0), 6 * ms, 1e-12);
-  EXPECT_NEAR(at(3, 0), 1.15 * ms, 1e-12);
-  EXPECT_NEAR(at(3, 2), 5 * ms, 1e-12);
-  EXPECT_EQ(at(5, 1), 0);
+  const SegmentCostToGo rest = segment_cost_to_go(scan);
+  EXPECT_NEAR(rest.at(0, 0), 6 * ms, 1e-12);
+  EXPECT_NEAR(rest.at(3, 0), 1.15 * ms, 1e-12);
+  EXPECT_NEAR(rest.at(3, 2), 5 * ms, 1e-12);
+  EXPECT_EQ(rest.at(5, 1), 0);
+  // By the first run's device: from c1, c1 on the host (4) then c2 on an accelerator (0.25 + 0.5),
+  // or c1..c2 on an accelerator (1.15).
+  EXPECT_NEAR(rest.host(3, 0), 4.75 * ms, 1e-12);
+  EXPECT_NEAR(rest.accel(3, 1, 1), 1.15 * ms, 1e-12);
+  EXPECT_EQ(rest.accel(3, 1, 0), rest.accel(3, 1, 1));  // the two accelerators are alike
   // Scanning again from the same start counts the inputs again (a fresh run each time).
   scan.start(1);
   scan.extend();

@@ -133,12 +133,16 @@ struct ListPolicy::Impl {
     return net->forward(torch::cat({features, rows.unsqueeze(-2).expand(sizes)}, -1));
   }
 
+  // `start`: a fresh environment of the problem to copy (a search makes one and shares its
+  // per-problem tables with every rollout); by default each call makes its own.
   Rollout rollout(const Problem& p, int K, Choice how, std::mt19937_64& rng,
-                  Objective objective = Objective::simulator, const Forced* forced = nullptr) {
+                  Objective objective = Objective::simulator, const Forced* forced = nullptr,
+                  const ScheduleEnv* start = nullptr) {
     torch::NoGradGuard no_grad;
     std::vector<ScheduleEnv> envs;
     envs.reserve(K);
-    envs.emplace_back(p, objective, rollout_features);
+    if (start) envs.push_back(*start);
+    else envs.emplace_back(p, objective, rollout_features);
     for (int k = 1; k < K; ++k) envs.push_back(envs[0]);  // the same order and units; copies are cheaper
     const int T = envs[0].num_decisions(), D = p.num_devices();
     Rollout r;
@@ -248,7 +252,8 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
                                                     Objective objective, Tried* memory, const std::vector<int>* start) {
   std::mt19937_64 rng(0);  // unused: every decision is greedy or forced
   const Forced start_forced = start ? Forced{*start} : Forced{};
-  Rollout best_rollout = rollout(p, 1, Choice::greedy, rng, objective, start ? &start_forced : nullptr);
+  const ScheduleEnv fresh(p, objective, rollout_features);  // made once: every rollout copies it
+  Rollout best_rollout = rollout(p, 1, Choice::greedy, rng, objective, start ? &start_forced : nullptr, &fresh);
   const int T = static_cast<int>(best_rollout.actions.size(1)), D = p.num_devices();
   // The incumbent's forced decisions, per op.
   std::vector<int> forced_best = start ? *start : std::vector<int>(p.num_ops(), -1);
@@ -333,7 +338,7 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
       for (const auto& [v, d] : c.forced) forced[k][v] = forced_only[k][v] = d;
       tried.insert(c);
     }
-    Rollout r = rollout(p, n, Choice::greedy, rng, objective, &forced);
+    Rollout r = rollout(p, n, Choice::greedy, rng, objective, &forced, &fresh);
     int winner = -1;
     for (int k = 0; k < n; ++k) {
       const double l = reward.latency(r.placements[k]);
@@ -701,8 +706,12 @@ ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& p, Rewar
       ListPolicyConfig chunk = c;
       chunk.expert_budget = static_cast<int>(std::min<long long>(c.samples, budget - counted.count() - 1));
       chunk.expert_steps = c.tune_steps;
+      const long long before = counted.count();
       const ExpertStep e = expert_step(m, opt, p, counted, chunk, expert);
       if (expert.latency < kInfeasibleTime) consider(expert.rollout.placements.at(0), expert.latency);
+      // The policy places as the best found and its search had no change left to try (it spent
+      // only its start): further updates would imitate the same target and search nothing.
+      const bool settled = counted.count() - before <= 1 && e.greedy_latency <= expert.latency;
       if (on_update) {
         ListTrainingStep step;
         step.iteration = u + 1;
@@ -712,6 +721,7 @@ ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& p, Rewar
         step.best_latency = out.best_latency, step.reference = reference, step.loss = e.loss;
         on_update(step);
       }
+      if (settled) break;
     }
   }
   const long long per_update = std::max(1, c.samples);

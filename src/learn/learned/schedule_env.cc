@@ -167,7 +167,7 @@ void ScheduleEnv::order_units(const Graph& g) {
     cuts_.reset();
     scan_.reset();
     build_cuts();
-    if (cuts_->rest[0] < best->rest[0]) best = cuts_, best_order = order;
+    if (cuts_->cost.at(0, 0) < best->cost.at(0, 0)) best = cuts_, best_order = order;
   }
   use(best_order);
   cuts_ = best;
@@ -188,6 +188,7 @@ void ScheduleEnv::reset() {
   ledger_.emplace(p_, edges_);
   if (contiguity_) contiguity_->reset();
   cand_for_ = rollout_for_ = -1;
+  run_start_ = -1;
   horizon_ = 0;
   if (follow_simulator_) {
     device_busy_.assign(D_, {});
@@ -405,12 +406,14 @@ void ScheduleEnv::build_cuts() const {
   std::vector<std::vector<int>> units = unit_ops_;
   for (auto& u : units) std::sort(u.begin(), u.end());  // op index is topological
   scan_.emplace(p_, std::move(units));
+  run_scan_.reset();
+  run_scan_.emplace(*scan_);
+  run_start_ = -1;
   if (cuts_) return;
   auto c = std::make_shared<Cuts>();
-  c->accelerators = static_cast<int>(scan_->acc().size());
   c->acc_index.assign(D_, -1);
-  for (int k = 0; k < c->accelerators; ++k) c->acc_index[scan_->acc()[k]] = k;
-  c->rest = segment_cost_to_go(*scan_);
+  for (int k = 0; k < static_cast<int>(scan_->acc().size()); ++k) c->acc_index[scan_->acc()[k]] = k;
+  c->cost = segment_cost_to_go(*scan_);
   cuts_ = std::move(c);
 }
 
@@ -418,9 +421,8 @@ void ScheduleEnv::evaluate_cuts() const {
   if (rollout_for_ == step_) return;
   build_cuts();
   const Cuts& c = *cuts_;
-  SegmentScan& scan = *scan_;
-  const int K = c.accelerators, U = num_decisions(), i = step_, host = p_.host();
-  auto rest = [&](int pos, int k) { return c.rest[static_cast<std::size_t>(pos) * (K + 1) + k]; };
+  const SegmentCostToGo& rest = c.cost;
+  const int U = num_decisions(), i = step_, host = p_.host();
   // The decisions so far as runs of the unit order: the run that the last one ends (its device
   // `cur` and first decision `s`) and the accelerators used.
   std::uint64_t used = 0;
@@ -431,22 +433,30 @@ void ScheduleEnv::evaluate_cuts() const {
   while (s > 0 && device_[decisions_[s - 1]] == cur) --s;
   rollout_.assign(D_, kInfeasibleTime);
   // A run's serial cost, and a lower bound of it for every longer run.
-  auto cost = [&](int d) { return d == host ? scan.cpu() : scan.accel(c.acc_index[d]); };
-  auto floor = [&](int d) {
+  auto cost = [&](const SegmentScan& scan, int d) { return d == host ? scan.cpu() : scan.accel(c.acc_index[d]); };
+  auto floor = [&](const SegmentScan& scan, int d) {
     const int a = c.acc_index[d];
     return d == host ? scan.cpu() : scan.fits(a) ? scan.accel_floor(a) : kInfeasibleTime;
   };
   double close = 0;  // the current run's cost if it ends before unit i
   if (cur >= 0) {    // keep the current run going through unit i and beyond
-    scan.start(s);
-    while (scan.end() < i) scan.extend();
-    close = cost(cur);
+    SegmentScan& run = *run_scan_;
+    if (run_start_ != s || run_device_ != cur || run_used_ != k) {
+      run.start(s);
+      run_start_ = s, run_device_ = cur, run_used_ = k;
+      run_cost_.clear();
+    }
+    while (run.end() < i) run.extend(), run_cost_.push_back(cost(run, cur));
+    close = run_cost_[i - 1 - s];
     double& best = rollout_[cur];
-    while (scan.end() < U) {
-      scan.extend();
-      if (!(floor(cur) < best)) break;
-      if (const double run = cost(cur); run < kInfeasibleTime && rest(scan.end(), k) < kInfeasibleTime)
-        best = std::min(best, run + rest(scan.end(), k));
+    for (int l = i; l < run.end(); ++l)
+      if (run_cost_[l - s] < kInfeasibleTime && rest.at(l + 1, k) < kInfeasibleTime)
+        best = std::min(best, run_cost_[l - s] + rest.at(l + 1, k));
+    while (run.end() < U && floor(run, cur) < best) {
+      run.extend();
+      const double v = cost(run, cur);
+      run_cost_.push_back(v);
+      if (v < kInfeasibleTime && rest.at(run.end(), k) < kInfeasibleTime) best = std::min(best, v + rest.at(run.end(), k));
     }
   }
   // Or end it and start a run at unit i on the host or on an accelerator not used yet.
@@ -454,21 +464,29 @@ void ScheduleEnv::evaluate_cuts() const {
   if (cur != host) fresh.push_back(host);
   for (int d = 0; d < D_; ++d)
     if (d != host && !((used >> d) & 1)) fresh.push_back(d);
-  std::vector<double> best(D_, kInfeasibleTime);
-  scan.start(i);
-  for (bool live = true; live && scan.end() < U;) {
-    scan.extend();
-    live = false;
+  if (!rest.accel_first.empty()) {  // from the tables
     for (int d : fresh) {
-      if (!(floor(d) < best[d])) continue;
-      live = true;
-      const double after = rest(scan.end(), d == host ? k : k + 1);
-      if (const double run = cost(d); run < kInfeasibleTime && after < kInfeasibleTime)
-        best[d] = std::min(best[d], run + after);
+      const double v = d == host ? rest.host(i, k) : rest.accel(i, k, c.acc_index[d]);
+      if (v < kInfeasibleTime) rollout_[d] = close + v;
     }
+  } else {  // too many accelerators for the table: scan
+    SegmentScan& scan = *scan_;
+    std::vector<double> best(D_, kInfeasibleTime);
+    scan.start(i);
+    for (bool live = true; live && scan.end() < U;) {
+      scan.extend();
+      live = false;
+      for (int d : fresh) {
+        if (!(floor(scan, d) < best[d])) continue;
+        live = true;
+        const double after = rest.at(scan.end(), d == host ? k : k + 1);
+        if (const double v = cost(scan, d); v < kInfeasibleTime && after < kInfeasibleTime)
+          best[d] = std::min(best[d], v + after);
+      }
+    }
+    for (int d : fresh)
+      if (best[d] < kInfeasibleTime) rollout_[d] = close + best[d];
   }
-  for (int d : fresh)
-    if (best[d] < kInfeasibleTime) rollout_[d] = close + best[d];
   evaluate_current();
   for (int d = 0; d < D_; ++d)
     if (!is_allowed(d)) rollout_[d] = kInfeasibleTime;

@@ -223,12 +223,17 @@ class ScheduleEnv {
   // by the constructor when the rollout features are asked for, else on the first need. The scan
   // is scratch, one per environment.
   struct Cuts {
-    std::vector<double> rest;  // [(decisions + 1) x (accelerators + 1)]
-    int accelerators = 0;
+    SegmentCostToGo cost;
     std::vector<int> acc_index;  // per device
   };
   mutable std::shared_ptr<const Cuts> cuts_;
   mutable std::optional<SegmentScan> scan_;
+  // The run the decisions so far end with, scanned once as it grows: its first decision, device
+  // and the accelerators used with it (-1: none yet), and its cost ending at each unit from its
+  // first (run_cost_[l - run_start_]).
+  mutable std::optional<SegmentScan> run_scan_;
+  mutable int run_start_ = -1, run_device_ = -1, run_used_ = -1;
+  mutable std::vector<double> run_cost_;
 };
 
 }  // namespace devplace
