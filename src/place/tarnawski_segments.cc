@@ -100,13 +100,14 @@ SegmentCostToGo segment_cost_to_go(SegmentScan& scan) {
     return out.accel_first[(static_cast<std::size_t>(i) * K + k) * K + a];
   };
   for (int k = 0; k <= K; ++k) G(U, k) = 0;
-  std::vector<double> accel_worst(K);
+  std::vector<double> accel_worst(K), run(K);
   for (int i = U - 1; i >= 0; --i) {
     scan.start(i);
     while (scan.end() < U) {
       scan.extend();
       const int next = scan.end();
       const double cpu = scan.cpu();
+      for (int a = 0; a < K; ++a) run[a] = scan.accel(a);
       double host_worst = 0;
       std::fill(accel_worst.begin(), accel_worst.end(), 0.0);
       for (int k = 0; k <= K; ++k) {
@@ -114,14 +115,13 @@ SegmentCostToGo segment_cost_to_go(SegmentScan& scan) {
         host_worst = std::max(host_worst, H(i, k));
         if (k == K) continue;
         if (per_accel) {
+          const double after = G(next, k + 1);
           for (int a = 0; a < K; ++a) {
-            const double run = scan.accel(a);
-            if (run < inf && G(next, k + 1) < inf) A(i, k, a) = std::min(A(i, k, a), run + G(next, k + 1));
+            if (run[a] < inf && after < inf) A(i, k, a) = std::min(A(i, k, a), run[a] + after);
             accel_worst[a] = std::max(accel_worst[a], A(i, k, a));
           }
-        } else {
-          const double run = scan.accel(k);  // the next accelerator in cluster order
-          if (run < inf && G(next, k + 1) < inf) G(i, k) = std::min(G(i, k), run + G(next, k + 1));
+        } else {  // the next accelerator in cluster order
+          if (run[k] < inf && G(next, k + 1) < inf) G(i, k) = std::min(G(i, k), run[k] + G(next, k + 1));
           for (int a = 0; a < K; ++a) accel_worst[a] = std::max(accel_worst[a], G(i, k));
         }
       }

@@ -231,8 +231,10 @@ struct ListPolicy::Impl {
     std::set<Change> changes;
   };
   // start: per op, a device its decision must take (-1: free), held through the search.
+  // `fresh`: a fresh environment of the problem that every rollout copies (made here if null).
   Searched search(const Problem& p, Reward& reward, int budget, int rounds, Objective objective,
-                  Tried* memory = nullptr, const std::vector<int>* start = nullptr);
+                  Tried* memory = nullptr, const std::vector<int>* start = nullptr,
+                  const ScheduleEnv* fresh = nullptr);
   Searched search_portfolio(const Problem& p, Reward& reward, int budget, Objective objective);
 };
 
@@ -249,10 +251,12 @@ constexpr int kPortfolioBudget = 1000;
 // Limited-discrepancy decoding (ListPolicy::decode_with_discrepancies): the best rollout found
 // and its latency.
 ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& reward, int budget, int rounds,
-                                                    Objective objective, Tried* memory, const std::vector<int>* start) {
+                                                    Objective objective, Tried* memory, const std::vector<int>* start,
+                                                    const ScheduleEnv* given) {
   std::mt19937_64 rng(0);  // unused: every decision is greedy or forced
   const Forced start_forced = start ? Forced{*start} : Forced{};
-  const ScheduleEnv fresh(p, objective, rollout_features);  // made once: every rollout copies it
+  std::optional<ScheduleEnv> made;  // made once: every rollout copies it
+  const ScheduleEnv& fresh = given ? *given : made.emplace(p, objective, rollout_features);
   Rollout best_rollout = rollout(p, 1, Choice::greedy, rng, objective, start ? &start_forced : nullptr, &fresh);
   const int T = static_cast<int>(best_rollout.actions.size(1)), D = p.num_devices();
   // The incumbent's forced decisions, per op.
@@ -370,7 +374,8 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search(const Problem& p, Reward& re
 ListPolicy::Impl::Searched ListPolicy::Impl::search_portfolio(const Problem& p, Reward& reward, int budget,
                                                               Objective objective) {
   CountingReward counted(reward);
-  Searched own = search(p, counted, budget / 2, 0, objective);
+  const ScheduleEnv fresh(p, objective, rollout_features);  // shared by every rollout below
+  Searched own = search(p, counted, budget / 2, 0, objective, nullptr, nullptr, &fresh);
   int left = budget - static_cast<int>(counted.count());
   const int T = static_cast<int>(own.best.actions.size(1));
   const std::vector<int> order = decision_order(own.best, 0);  // fixed under Tarnawski's model
@@ -381,11 +386,11 @@ ListPolicy::Impl::Searched ListPolicy::Impl::search_portfolio(const Problem& p, 
     std::vector<int> start(p.num_ops(), -1);
     for (int t = 0; t < std::min(T, length); ++t) start[order[t]] = p.host();
     const Forced forced{start};
-    const Evaluation e = reward.evaluate(rollout(p, 1, Choice::greedy, rng, objective, &forced).placements[0]);
+    const Evaluation e = reward.evaluate(rollout(p, 1, Choice::greedy, rng, objective, &forced, &fresh).placements[0]);
     if (e.feasible && e.latency < best) best = e.latency, best_start = std::move(start);
   }
   if (best_start.empty() || left < 1) return own;
-  Searched other = search(p, reward, left, 0, objective, nullptr, &best_start);
+  Searched other = search(p, reward, left, 0, objective, nullptr, &best_start, &fresh);
   return other.latency < own.latency ? other : own;
 }
 
@@ -547,13 +552,18 @@ struct ExpertStep {
 // One step of expert iteration on one problem: search with the policy (its own placement first),
 // keep the best placement ever found, then c.expert_steps imitation steps towards it.
 ExpertStep expert_step(ListPolicy::Impl& m, torch::optim::Adam& opt, const Problem& p, Reward& reward,
-                       const ListPolicyConfig& c, Expert& expert) {
+                       const ListPolicyConfig& c, Expert& expert, const ScheduleEnv* fresh = nullptr) {
   ExpertStep out;
-  auto found = m.search(p, reward, std::max(1, c.expert_budget), 0, reward.objective(), &expert.tried);
+  const int budget = std::max(1, c.expert_budget);
+  CountingReward spent(reward);
+  auto found = m.search(p, spent, budget, 0, reward.objective(), &expert.tried, nullptr, fresh);
   out.found_latency = found.latency, out.greedy_latency = found.own_latency;
   if (found.latency < expert.latency) expert.rollout = std::move(found.best), expert.latency = found.latency;
   if (expert.latency >= kInfeasibleTime) return out;
-  for (int k = 0; k < std::max(1, c.expert_steps); ++k) out.loss = imitate(m, opt, expert.rollout);
+  // Imitation in proportion to the evaluations the search spent: a search that ran short of
+  // changes to try (a policy near its best) should not buy a full round of training each time.
+  const long long steps = std::max(1, c.expert_steps) * static_cast<long long>(spent.count()) / budget;
+  for (long long k = 0; k < std::max(1LL, steps); ++k) out.loss = imitate(m, opt, expert.rollout);
   return out;
 }
 
@@ -702,16 +712,17 @@ ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& p, Rewar
     // Searches of c.samples evaluations, each followed by imitation of the best placement so far;
     // one evaluation stays for the final placement.
     Expert expert;
+    const ScheduleEnv fresh(p, reward.objective(), m.rollout_features);  // every search copies it
     for (int u = 0; budget - counted.count() - 1 >= 2; ++u) {
       ListPolicyConfig chunk = c;
       chunk.expert_budget = static_cast<int>(std::min<long long>(c.samples, budget - counted.count() - 1));
       chunk.expert_steps = c.tune_steps;
       const long long before = counted.count();
-      const ExpertStep e = expert_step(m, opt, p, counted, chunk, expert);
+      const ExpertStep e = expert_step(m, opt, p, counted, chunk, expert, &fresh);
       if (expert.latency < kInfeasibleTime) consider(expert.rollout.placements.at(0), expert.latency);
-      // The policy places as the best found and its search had no change left to try (it spent
-      // only its start): further updates would imitate the same target and search nothing.
-      const bool settled = counted.count() - before <= 1 && e.greedy_latency <= expert.latency;
+      // The search had no change left to try (it spent only its start): further updates would
+      // imitate the same target at one evaluation each and search nothing.
+      const bool settled = counted.count() - before <= 1;
       if (on_update) {
         ListTrainingStep step;
         step.iteration = u + 1;
