@@ -42,7 +42,8 @@ struct ListPolicyConfig {
   int expert_steps = 1;
   // How fine_tune_list_policy learns on its one problem: expert iteration (each update a search
   // with the policy of `samples` evaluations, then tune_steps imitation steps towards the best
-  // placement found so far), or clipped policy gradient on `samples` sampled placements. Expert
+  // placement found so far, fewer in proportion where the search spent less; it stops once a
+  // search has no change left to try), or clipped policy gradient on `samples` sampled placements. Expert
   // iteration is the default: the tuned policy's own placement ends at or near the best placement
   // it found (docs/results/2026-12-04-learned-placer.md compares the two).
   enum class Tuning { expert, policy_gradient } tuning = Tuning::expert;

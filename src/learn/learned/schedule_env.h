@@ -55,9 +55,10 @@ class ScheduleEnv {
 
   // REQUIRES: problem outlives the environment; under tarnawski, problem has a host (cpu) device
   // and at most 64 devices. rollout_features: observe() fills the two rollout features, which
-  // costs 2 D partial episodes per observation (about 100 times the rest; under tarnawski two
-  // scans of the units left, and the cost-to-go of three orders once per problem); without, they
-  // are 0 (for a policy that does not read them, and for fast environments).
+  // costs 2 D partial episodes per observation (about 100 times the rest; under tarnawski a
+  // look-up per device and the current run's growth, after the cost-to-go tables of three orders,
+  // made once per environment and shared by its copies); without, they are 0 (for a policy that
+  // does not read them, and for fast environments).
   explicit ScheduleEnv(const Problem& problem, Objective objective = Objective::simulator,
                        bool rollout_features = false);
 
@@ -99,8 +100,9 @@ class ScheduleEnv {
   // and each allowed device is valued by the least serial cost of the rest if the unit goes there:
   // keeping the current run going, or ending it and starting one on the host or on an accelerator
   // not used yet, then the cheapest cuts of the units after (a cost-to-go table made once per
-  // problem). The least wins, ties to the lower index. Nothing is evaluated but that bound, so a
-  // choice costs two scans of the units left. docs/design/learned.md says why.
+  // problem). The least wins, ties to the lower index. Nothing is evaluated but that bound: a
+  // choice costs a look-up per device, and each unit is scanned once per run it ends up in.
+  // docs/design/learned.md says why.
   int rollout_device() const;
   static constexpr int kRolloutHorizon = 32;
   // Places the current op (its unit) on `device` and advances. REQUIRES !done(), 0 <= device < D.
