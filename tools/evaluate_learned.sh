@@ -75,19 +75,19 @@ PARTS=${PARTS:-zero best equal tarnawski}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 if part best; then
 {
-  echo "seed,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
+  echo "seed,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds,evaluations"
   each_graph best
 } > "$OUT/best_known.csv" &
 fi
 if part zero; then
 {
-  echo "pretrain_seed,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
+  echo "pretrain_seed,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds,evaluations"
   each_graph zero
 } > "$OUT/zero_shot.csv"
 fi
 if part equal; then
 {
-  echo "seed,pretrain_seed,budget,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
+  echo "seed,pretrain_seed,budget,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds,evaluations"
   for m in inception_v3 bert_base; do for b in 500 2000; do
     for s in 1 2 3 4 5; do
       $B -q compare $m --cluster paper --budget $b --algos random-best,local-search --seed $s --csv |
@@ -109,7 +109,7 @@ fi
 T=../shared/data/dnn-partitioning/latency-inputs
 if part tarnawski; then
 {
-  echo "budget,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds"
+  echo "budget,model,cluster,algorithm,latency_ms,feasible,speedup_vs_slowest_single,speedup_vs_best_single,gap_to_lower_bound,place_seconds,evaluations"
   for f in $T/LayerGraphs/*.json $T/OperatorGraphs/*.json; do
     $B -q compare "$f" --objective tarnawski --algos cpu-only,tarnawski-greedy,tarnawski-dp,rollout,learned --csv |
       tail -n +2 | sed "s/^/0,/"

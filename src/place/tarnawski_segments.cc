@@ -85,6 +85,26 @@ double SegmentScan::accel_after(double base, int k) const {
 
 bool SegmentScan::fits(int k) const { return can_hold(p_, acc_[k], bytes_); }
 
+std::vector<double> SegmentScan::host_suffix() const {
+  const Graph& g = p_.graph();
+  const int U = size(), host = p_.host();
+  std::vector<double> tail(p_.num_ops(), 0), out(U + 1, 0);
+  for (int i = U - 1; i >= 0; --i) {
+    double longest = out[i + 1];
+    // A unit's successors lie in it or after it; within it, later in op (topological) order.
+    for (auto it = unit_ops_[i].rbegin(); it != unit_ops_[i].rend(); ++it) {
+      const int v = *it;
+      double after = 0;
+      for (int s : g.succs(v))
+        if (unit_of_[s] >= i) after = std::max(after, tail[s]);
+      tail[v] = p_.op_time(v, host) + after;
+      longest = std::max(longest, tail[v]);
+    }
+    out[i] = longest;
+  }
+  return out;
+}
+
 SegmentCostToGo segment_cost_to_go(SegmentScan& scan) {
   const int U = scan.size(), K = static_cast<int>(scan.acc().size());
   SegmentCostToGo out;
@@ -93,6 +113,7 @@ SegmentCostToGo segment_cost_to_go(SegmentScan& scan) {
   out.rest.assign(static_cast<std::size_t>(U + 1) * (K + 1), inf);
   out.host_first.assign(static_cast<std::size_t>(U) * (K + 1), inf);
   const bool per_accel = static_cast<std::size_t>(U) * K * K <= SegmentCostToGo::kMaxAccelFirst;
+  out.per_accel = per_accel;
   if (per_accel) out.accel_first.assign(static_cast<std::size_t>(U) * K * K, inf);
   auto G = [&](int i, int k) -> double& { return out.rest[static_cast<std::size_t>(i) * (K + 1) + k]; };
   auto H = [&](int i, int k) -> double& { return out.host_first[static_cast<std::size_t>(i) * (K + 1) + k]; };
@@ -100,8 +121,12 @@ SegmentCostToGo segment_cost_to_go(SegmentScan& scan) {
     return out.accel_first[(static_cast<std::size_t>(i) * K + k) * K + a];
   };
   for (int k = 0; k <= K; ++k) G(U, k) = 0;
+  // With every accelerator used, the rest is one host run (closed form; scanning for it would
+  // keep every scan going to the end).
+  const std::vector<double> host_rest = scan.host_suffix();
+  for (int i = 0; i < U; ++i) G(i, K) = H(i, K) = host_rest[i];
   std::vector<double> accel_worst(K), run(K);
-  for (int i = U - 1; i >= 0; --i) {
+  for (int i = U - 1; i >= 0 && K > 0; --i) {
     scan.start(i);
     while (scan.end() < U) {
       scan.extend();
@@ -110,10 +135,9 @@ SegmentCostToGo segment_cost_to_go(SegmentScan& scan) {
       for (int a = 0; a < K; ++a) run[a] = scan.accel(a);
       double host_worst = 0;
       std::fill(accel_worst.begin(), accel_worst.end(), 0.0);
-      for (int k = 0; k <= K; ++k) {
+      for (int k = 0; k < K; ++k) {
         if (cpu < inf && G(next, k) < inf) H(i, k) = std::min(H(i, k), cpu + G(next, k));
         host_worst = std::max(host_worst, H(i, k));
-        if (k == K) continue;
         if (per_accel) {
           const double after = G(next, k + 1);
           for (int a = 0; a < K; ++a) {
@@ -131,9 +155,9 @@ SegmentCostToGo segment_cost_to_go(SegmentScan& scan) {
       for (int a = 0; a < K && !live; ++a) live = scan.fits(a) && scan.accel_floor(a) < accel_worst[a];
       if (!live) break;
     }
-    for (int k = 0; k <= K; ++k) {
+    for (int k = 0; k < K; ++k) {
       G(i, k) = std::min(G(i, k), H(i, k));
-      if (per_accel && k < K) G(i, k) = std::min(G(i, k), A(i, k, k));
+      if (per_accel) G(i, k) = std::min(G(i, k), A(i, k, k));
     }
   }
   return out;

@@ -41,6 +41,9 @@ class SegmentScan {
   // Receive + compute on accelerator k so far: a lower bound of accel(k) for this run and every
   // longer one (as cpu() is for the CPU), which lets a scan stop early.
   double accel_floor(int k) const { return recv_[k] + work_[k]; }
+  // Per unit i, the longest host path through units i.. (size() + 1 entries, the last 0): the cost
+  // of one host run from i to the end, which no cut of that stretch into host runs beats. O(V + E).
+  std::vector<double> host_suffix() const;
 
  private:
   const Problem& p_;
@@ -63,8 +66,11 @@ struct SegmentCostToGo {
   std::vector<double> rest;
   // The same when the first run (starting at unit i) is on the host, [units x (accelerators + 1)],
   // or on accelerator a with k others used before, [units x accelerators x accelerators] (k <
-  // accelerators; empty above kMaxAccelFirst entries, where a caller scans instead).
+  // accelerators; not made above kMaxAccelFirst entries, where a caller scans instead). Both
+  // assume that the runs after the first go to acc()[k], acc()[k + 1], ...: exact where the
+  // accelerators are alike.
   std::vector<double> host_first, accel_first;
+  bool per_accel = false;  // whether accel_first was made
   static constexpr std::size_t kMaxAccelFirst = std::size_t{1} << 22;
   double at(int i, int k) const { return rest[static_cast<std::size_t>(i) * (accelerators + 1) + k]; }
   double host(int i, int k) const { return host_first[static_cast<std::size_t>(i) * (accelerators + 1) + k]; }

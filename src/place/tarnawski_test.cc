@@ -453,6 +453,13 @@ TEST(TarnawskiPlacers, RealGraphsDpBeatsCpuOnlyAndGreedy) {
     ASSERT_TRUE(ours.feasible) << rel << ": " << ours.reason;
     EXPECT_LE(ours.latency, cpu.latency) << rel;
     EXPECT_LE(ours.latency, base.latency) << rel;
+    // The table of docs/design/tarnawski.md (deterministic: default options, seed 0).
+    static const std::map<std::string, double> kDpMs = {
+        {"LayerGraphs/bert24_inference.json", 100.219},      {"LayerGraphs/gnmt_inference.json", 225.648},
+        {"LayerGraphs/inceptionv3_inference.json", 1277.702}, {"LayerGraphs/resnet50_inference.json", 1156.881},
+        {"OperatorGraphs/bert_l-12_inference.json", 729.570}, {"OperatorGraphs/bert_l-3_inference.json", 408.474},
+        {"OperatorGraphs/bert_l-6_inference.json", 438.065},  {"OperatorGraphs/resnet50_inference.json", 651.121}};
+    EXPECT_NEAR(ours.latency / ms, kDpMs.at(rel), 5e-4) << rel;
     const std::set<int> used(pl.begin(), pl.end());
     const long on_cpu = std::count(pl.begin(), pl.end(), p.host());
     std::printf("| %s | %d | %.3f | %.3f | %.3f | %+.1f%% | %ld, %d of %d | %.2f |\n", rel, p.num_ops(),

@@ -720,9 +720,9 @@ ListTuneResult fine_tune_list_policy(ListPolicy& policy, const Problem& p, Rewar
       const long long before = counted.count();
       const ExpertStep e = expert_step(m, opt, p, counted, chunk, expert, &fresh);
       if (expert.latency < kInfeasibleTime) consider(expert.rollout.placements.at(0), expert.latency);
-      // The search had no change left to try (it spent only its start): further updates would
-      // imitate the same target at one evaluation each and search nothing.
-      const bool settled = counted.count() - before <= 1;
+      // The policy places as the best found and its search had no change left to try (it spent
+      // only its start): further updates would imitate the same target and search nothing.
+      const bool settled = counted.count() - before <= 1 && e.greedy_latency <= expert.latency;
       if (on_update) {
         ListTrainingStep step;
         step.iteration = u + 1;

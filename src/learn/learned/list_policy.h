@@ -36,7 +36,8 @@ struct ListPolicyConfig {
   int iterations = 0;            // policy-gradient updates
   // Expert iteration after policy gradient: each update searches one problem with the policy
   // (limited-discrepancy decoding, expert_budget rollouts), keeps the best placement ever found for
-  // it and takes expert_steps imitation steps towards that placement's decisions.
+  // it and takes expert_steps imitation steps towards that placement's decisions (in proportion
+  // to the evaluations the search spent, at least one).
   int expert_iterations = 0;
   int expert_budget = 32;
   int expert_steps = 1;

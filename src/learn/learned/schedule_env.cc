@@ -464,7 +464,7 @@ void ScheduleEnv::evaluate_cuts() const {
   if (cur != host) fresh.push_back(host);
   for (int d = 0; d < D_; ++d)
     if (d != host && !((used >> d) & 1)) fresh.push_back(d);
-  if (!rest.accel_first.empty()) {  // from the tables
+  if (rest.per_accel) {  // from the tables
     for (int d : fresh) {
       const double v = d == host ? rest.host(i, k) : rest.accel(i, k, c.acc_index[d]);
       if (v < kInfeasibleTime) rollout_[d] = close + v;

@@ -99,10 +99,12 @@ class ScheduleEnv {
   // Under tarnawski the decisions so far are runs of the unit order (place/tarnawski_segments.h),
   // and each allowed device is valued by the least serial cost of the rest if the unit goes there:
   // keeping the current run going, or ending it and starting one on the host or on an accelerator
-  // not used yet, then the cheapest cuts of the units after (a cost-to-go table made once per
-  // problem). The least wins, ties to the lower index. Nothing is evaluated but that bound: a
-  // choice costs a look-up per device, and each unit is scanned once per run it ends up in.
-  // docs/design/learned.md says why.
+  // not used yet, then the cheapest cuts of the units after (cost-to-go tables made once per
+  // environment and shared by its copies; they take later accelerators as alike). An accelerator
+  // used before that the mask still allows is valued +inf. The least wins, ties to the lower
+  // index. Nothing is evaluated but that bound: a choice costs a look-up per device (a scan of
+  // the units left on clusters too large for the tables), and each unit is scanned once per run
+  // it ends up in. docs/design/learned.md says why.
   int rollout_device() const;
   static constexpr int kRolloutHorizon = 32;
   // Places the current op (its unit) on `device` and advances. REQUIRES !done(), 0 <= device < D.
