@@ -11,7 +11,8 @@ Two ways to act:
   op at hand on every device (``features``: ``[num_devices x 23]`` from the partial schedule:
   time ratios, finish and ready gaps, transfer delay, busy and memory shares, the lookahead ...;
   the last two, the rollout's, are 0 unless ``rollout_features=True``, which makes each step
-  about 100 times slower; ``allowed``:
+  about 100 times slower (under ``objective="tarnawski"`` they value cut points instead);
+  ``allowed``:
   the devices where it runs and fits) and the placement so far (``placement``: a device per op,
   -1 where not decided yet). The action is a device index.
 * ``mode="group"``: one step per co-location group of HSDAG's coarsening (``devplace.groups``),
