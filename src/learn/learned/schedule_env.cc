@@ -8,8 +8,6 @@
 
 #include "graph/op_costs.h"
 #include "learn/representation/coarsen.h"
-#include "place/placer.h"
-#include "util/error.h"
 
 namespace devplace {
 
@@ -109,7 +107,6 @@ ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective, bool rollout_fea
     for (int v : unit) decides_[v] = 1;
   if (follow_simulator_) rank_order_ = decisions_;
   cand_.resize(D_);
-  if (!oct_.empty() && rollout_features_) heft_placement();  // once, shared by the copies
   reset();
 }
 
@@ -400,31 +397,8 @@ void ScheduleEnv::evaluate_rollouts() const {
       }
       rollout_[d] = std::min(rollout_[d], episode.horizon_);
     }
-    if (const Placement& heft = heft_placement(); !heft.empty()) {  // the third base: HEFT's devices
-      ScheduleEnv episode(*this);
-      episode.step(d);
-      for (int h = 0; h < kRolloutHorizon && !episode.done(); ++h) {
-        const int v = episode.current_op();
-        episode.step(episode.is_allowed(heft[v]) ? heft[v] : episode.lookahead_device());
-      }
-      rollout_[d] = std::min(rollout_[d], episode.horizon_);
-    }
   }
   rollout_for_ = step_;
-}
-
-const Placement& ScheduleEnv::heft_placement() const {
-  if (!heft_) {
-    Placement heft;
-    try {
-      heft = make_heft_placer()->place(p_, PlaceOptions{});
-    } catch (const Error&) {
-      heft.clear();  // no third base
-    }
-    if (static_cast<int>(heft.size()) != n_) heft.clear();
-    heft_ = std::make_shared<const Placement>(std::move(heft));
-  }
-  return *heft_;
 }
 
 void ScheduleEnv::build_cuts() const {

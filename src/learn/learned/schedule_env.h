@@ -92,11 +92,10 @@ class ScheduleEnv {
   // the earliest-finish choice.
   int lookahead_device() const;
   // The teacher of the imitation stage: the allowed device where placing the current op, then the
-  // next kRolloutHorizon decisions by a base rule (the lookahead choice; staying on that device
-  // where allowed; HEFT's device for the op where allowed, else the lookahead choice; the least
-  // counts), gives the least estimated makespan, each placed op's finish plus its optimistic cost
-  // standing for the ops beyond the horizon. Ties to the lookahead choice, then the lower index.
-  // Costs 3 D copies of the episode per decision.
+  // next kRolloutHorizon decisions by a base rule (the lookahead choice, or staying on that device
+  // where allowed; the lesser counts), gives the least estimated makespan, each placed op's finish
+  // plus its optimistic cost standing for the ops beyond the horizon. Ties to the lookahead
+  // choice, then the lower index. Costs 2 D copies of the episode per decision.
   // Under tarnawski the decisions so far are runs of the unit order (place/tarnawski_segments.h),
   // and each allowed device is valued by the least serial cost of the rest if the unit goes there:
   // keeping the current run going, or ending it and starting one on the host or on an accelerator
@@ -131,7 +130,6 @@ class ScheduleEnv {
   void evaluate_rollouts() const;  // fills rollout_ for the current op (simulator objective)
   void evaluate_cuts() const;      // fills rollout_ for the current unit (tarnawski)
   void build_cuts() const;         // tarnawski: cuts_ and scan_
-  const Placement& heft_placement() const;  // simulator objective: heft_, made on first need
   bool is_allowed(int d) const;   // REQUIRES evaluate_current()
   void commit(int v, int d, double start, double time);
   // Under the simulator objective: when op v's inputs are all on device d, each copy from
@@ -232,10 +230,6 @@ class ScheduleEnv {
     SegmentCostToGo cost;
     std::vector<int> acc_index;  // per device
   };
-  // Simulator objective: HEFT's placement, the rollouts' third base (empty where HEFT fails);
-  // made by the constructor when the rollout features are asked for, else on the first need,
-  // and shared by copies.
-  mutable std::shared_ptr<const Placement> heft_;
   mutable std::shared_ptr<const Cuts> cuts_;
   mutable std::optional<SegmentScan> scan_;
   // The run the decisions so far end with, scanned once as it grows: its first decision, device
