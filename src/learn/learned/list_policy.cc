@@ -133,15 +133,15 @@ struct ListPolicy::Impl {
     return net->forward(torch::cat({features, rows.unsqueeze(-2).expand(sizes)}, -1));
   }
 
-  // `start`: a fresh environment of the problem to copy (a search makes one and shares its
+  // `fresh`: a fresh environment of the problem to copy (a search makes one and shares its
   // per-problem tables with every rollout); by default each call makes its own.
   Rollout rollout(const Problem& p, int K, Choice how, std::mt19937_64& rng,
                   Objective objective = Objective::simulator, const Forced* forced = nullptr,
-                  const ScheduleEnv* start = nullptr) {
+                  const ScheduleEnv* fresh = nullptr) {
     torch::NoGradGuard no_grad;
     std::vector<ScheduleEnv> envs;
     envs.reserve(K);
-    if (start) envs.push_back(*start);
+    if (fresh) envs.push_back(*fresh);
     else envs.emplace_back(p, objective, rollout_features);
     for (int k = 1; k < K; ++k) envs.push_back(envs[0]);  // the same order and units; copies are cheaper
     const int T = envs[0].num_decisions(), D = p.num_devices();
