@@ -426,9 +426,9 @@ TEST_F(LayerResNet50, DiscrepancySegmentsComeWithinFivePercentOfTheDp) {
   EXPECT_THROW(r.make(*p, "learned-discrepancy-segments", o)->place(*p, o), Error);
 }
 
-// A policy saved before the lookahead and cut-point features (19 per row, 23 now; the Tarnawski
-// policy shipped until 2026-12-06, kept as a fixture) reads them with zero weights, skips
-// computing them and places the graph as it did, 3,724.170 ms.
+// A Tarnawski policy saved with 19 features per row (23 now: without the lookahead and cut-point
+// features; a fixture) reads the missing ones with zero weights, skips computing them and places
+// the graph as it did, 3,724.170 ms.
 TEST_F(LayerResNet50, APolicySavedBeforeTheLookaheadFeaturesPlacesAsItDid) {
   o.learned.policy_file = home_dir() + "/tests/data/policies/learned-tarnawski-19-features.pt";
   const Verdict v = place("learned");
