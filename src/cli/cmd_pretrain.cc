@@ -245,7 +245,8 @@ void add_pretrain_command(CLI::App& app) {
   cmd->add_option("--graphs", a->graphs, "Graphs in the synthetic corpus (default 64)");
   cmd->add_option("--imitation", a->imitation,
                   "Updates imitating the rollout choice: each op on the device where the estimated schedule, "
-                  "played 32 decisions ahead by PEFT's lookahead rule or by staying there, ends first (default 400)");
+                  "played 32 decisions ahead by PEFT's lookahead rule, by staying there or by HEFT's placement, ends "
+                  "first (default 400)");
   cmd->add_option("--imitate", a->imitate,
                   "Imitate, per graph, this classical placer's placement (e.g. local-search; tarnawski-dp under "
                   "--objective tarnawski) where it beats the rollout choice, instead of the rollout choice "

@@ -5,8 +5,9 @@
 //    w(v) = mean of op_time(v, d) over the devices that can run v (0 if none can);
 //    c(v, s) = mean, over ordered pairs of distinct devices, of the time to move every tensor
 //    of the edge (EdgeCosts::mean_cost).
-// 2. Ops in decreasing rank (ties: lower topological index; since ranks never increase along
-//    an edge this order respects precedence). Each goes to the device with the earliest finish
+// 2. Ops in decreasing rank (ties: lower depth, the longest path from a source in ops, then
+//    name; ranks never increase along an edge and depth grows along one, so this order respects
+//    precedence, and it does not depend on how the ops are numbered). Each goes to the device with the earliest finish
 //    time, insertion-based: its start on d is the earliest moment >= its data-ready time at
 //    which an idle gap on d (between already scheduled ops, or after the last) is long enough.
 //    Data-ready on d = max over producers u of finish(u) + edge cost from u's device to d
@@ -60,9 +61,17 @@ class Heft : public Placer {
     const EdgeCosts edges(p);
 
     const std::vector<double> rank = upward_ranks(p, edges);
+    const Graph& g = p.graph();
+    std::vector<int> depth(n, 0);
+    for (int v = 0; v < n; ++v)  // ops are numbered in a topological order
+      for (int u : g.preds(v)) depth[v] = std::max(depth[v], depth[u] + 1);
     std::vector<int> order(n);
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank[a] > rank[b]; });
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+      if (rank[a] != rank[b]) return rank[a] > rank[b];
+      if (depth[a] != depth[b]) return depth[a] < depth[b];
+      return g.op(a).name < g.op(b).name;
+    });
 
     Placement device(n, 0);
     std::vector<double> finish(n, 0.0);

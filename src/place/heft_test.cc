@@ -38,6 +38,26 @@ TEST(Heft, ForkSendsTheParallelBranchToTheSecondDevice) {
   EXPECT_DOUBLE_EQ(sim.makespan(p), 4.5);  // one device: 6
 }
 
+// B and C tie in rank and depth; the tie goes by name, so numbering C before B (adding it
+// first) changes nothing: B still takes the cpu, C the gpu.
+TEST(Heft, RankTiesGoByNameNotByTheOpsNumbering) {
+  for (bool c_first : {false, true}) {
+    Builder b;
+    b.op("A", {}, 1, 1.2);
+    if (c_first) b.op("C", {"A"}, 2, 2);
+    b.op("B", {"A"}, 2, 2);
+    if (!c_first) b.op("C", {"A"}, 2, 2);
+    b.op("D", {"B", "C"}, 1, 1);
+    b.g.finalize();
+    ASSERT_EQ(b.g.find_op("C") < b.g.find_op("B"), c_first);
+    Problem pb(b.g, two_devices(), &b.table);
+    const Placement p = heft(pb);
+    EXPECT_EQ(b.at(p, "B"), 0) << c_first;
+    EXPECT_EQ(b.at(p, "C"), 1) << c_first;
+    EXPECT_DOUBLE_EQ(Simulator(pb).makespan(p), 4.5) << c_first;
+  }
+}
+
 TEST(Heft, ExpensiveTransfersKeepAChainOnOneDevice) {
   Builder b;
   b.op("A", {}, 2, 3, 5.0);

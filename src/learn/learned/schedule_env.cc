@@ -8,6 +8,8 @@
 
 #include "graph/op_costs.h"
 #include "learn/representation/coarsen.h"
+#include "place/placer.h"
+#include "util/error.h"
 
 namespace devplace {
 
@@ -100,13 +102,14 @@ ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective, bool rollout_fea
     kind_gpu_[d] = p.cluster().devices[d].kind == "gpu";
   }
   links_ = objective == Objective::simulator && D_ > 1;
-  follow_simulator_ = links_ && !p.execution();
+  follow_simulator_ = links_;
   decides_.assign(n_, 0);
   for (int v : decisions_) decides_[v] = 1;
   for (const auto& unit : unit_ops_)
     for (int v : unit) decides_[v] = 1;
   if (follow_simulator_) rank_order_ = decisions_;
   cand_.resize(D_);
+  if (!oct_.empty() && rollout_features_) heft_placement();  // once, shared by the copies
   reset();
 }
 
@@ -234,9 +237,9 @@ double ScheduleEnv::kernel_time(int v, int d) const {
   return p_.task_time(v, d, parent >= 0 && device_[parent] == d ? p_.op_time(v, d) : p_.standalone_time(v, d));
 }
 
-double ScheduleEnv::start_time(int d, double ready) const {
+double ScheduleEnv::start_time(int d, double ready, double free) const {
   // Under an execution model a task that finds its worker idle pays the worker's wake-up.
-  return std::max(ready, avail_[d]) + (ready > avail_[d] ? p_.wake_time(d) : 0.0);
+  return std::max(ready, free) + (ready > free ? p_.wake_time(d) : 0.0);
 }
 
 void ScheduleEnv::evaluate_current() const {
@@ -248,8 +251,9 @@ void ScheduleEnv::evaluate_current() const {
     c.runs = c.time < kInfeasibleTime;
     c.fits = c.runs && ledger_->fits(v, d, device_);
     c.ready = links_ ? linked_ready(v, d, false) : edges_.data_ready(v, d, device_, finish_);
-    c.start = follow_simulator_ && c.runs ? earliest_slot(device_busy_[d], c.ready, c.time, true)
-                                          : start_time(d, c.ready);
+    c.start = follow_simulator_ && c.runs ? earliest_slot(device_busy_[d], c.ready, c.time, true, p_.wake_time(d))
+                                          : start_time(d, c.ready, avail_[d]);
+    if (links_) unbook_copies();
     c.finish = c.runs ? c.start + c.time : kInfeasibleTime;
   }
   cand_for_ = step_;
@@ -397,8 +401,28 @@ void ScheduleEnv::evaluate_rollouts() const {
       }
       rollout_[d] = std::min(rollout_[d], episode.horizon_);
     }
+    if (const Placement& heft = heft_placement(); !heft.empty()) {  // the third base: HEFT's devices
+      ScheduleEnv episode(*this);
+      episode.step(d);
+      for (int h = 0; h < kRolloutHorizon && !episode.done(); ++h) episode.step(episode.follow_or_lookahead(heft));
+      rollout_[d] = std::min(rollout_[d], episode.horizon_);
+    }
   }
   rollout_for_ = step_;
+}
+
+const Placement& ScheduleEnv::heft_placement() const {
+  if (!heft_) {
+    Placement heft;
+    try {
+      heft = make_heft_placer()->place(p_, PlaceOptions{});
+    } catch (const Error&) {
+      heft.clear();  // no third base
+    }
+    if (static_cast<int>(heft.size()) != n_) heft.clear();
+    heft_ = std::make_shared<const Placement>(std::move(heft));
+  }
+  return *heft_;
 }
 
 void ScheduleEnv::build_cuts() const {
@@ -509,7 +533,14 @@ int ScheduleEnv::rollout_device() const {
   return best;
 }
 
-double ScheduleEnv::earliest_slot(const std::vector<Interval>& timeline, double ready, double length, bool gaps) {
+int ScheduleEnv::follow_or_lookahead(const Placement& follow) const {
+  const int next = lookahead_device();  // evaluates the current op's candidates, which is_allowed reads
+  const int d = follow[current_op()];
+  return is_allowed(d) ? d : next;
+}
+
+double ScheduleEnv::earliest_slot(const std::vector<Interval>& timeline, double ready, double length, bool gaps,
+                                  double wake) {
   // The first interval that ends after `ready` (without gaps: after the last one); the ones before
   // it cannot delay the task.
   auto it = gaps ? std::upper_bound(timeline.begin(), timeline.end(), ready,
@@ -517,7 +548,7 @@ double ScheduleEnv::earliest_slot(const std::vector<Interval>& timeline, double 
                  : timeline.end();
   double idle_from = it == timeline.begin() ? 0.0 : std::prev(it)->end;
   for (;; ++it) {
-    const double start = std::max(ready, idle_from);
+    const double start = ready > idle_from ? ready + wake : idle_from;
     if (it == timeline.end() || start + length <= it->start) return start;
     idle_from = it->end;
   }
@@ -549,24 +580,34 @@ double ScheduleEnv::linked_ready(int v, int d, bool book) const {
     if (finish_[ua] != finish_[ub]) return finish_[ua] < finish_[ub];
     return g.op(ua).name < g.op(ub).name;
   });
-  // Each copy takes the first gap on its link from when its producer finishes; copies only
-  // estimated are taken back afterwards.
+  // Each copy takes the first gap on its link from when its producer finishes; under an execution
+  // model a copy between two host devices is a task of the destination's worker (sim/simulator.h)
+  // and takes the first gap there instead. Copies only estimated are taken back afterwards
+  // (unbook_copies).
   booked_.clear();
+  const Problem::Execution* x = p_.execution();
+  const bool on_worker = x && !x->async[d];
   for (int e : sends) {
     const int u = edges_.src(e), s = device_[u];
-    const int link = s * D_ + d;
     const double cost = edges_.cost(e, s, d);
-    const double start = earliest_slot(link_busy_[link], finish_[u], cost, follow_simulator_);
-    if (occupy(link_busy_[link], start, start + cost)) booked_.push_back({link, start});
+    const bool worker = on_worker && !x->async[s];
+    const int timeline = worker ? -1 - d : s * D_ + d;  // booked_'s key: a worker (< 0) or a link
+    std::vector<Interval>& busy = worker ? device_busy_[d] : link_busy_[timeline];
+    const double start = earliest_slot(busy, finish_[u], cost, follow_simulator_, worker ? p_.wake_time(d) : 0.0);
+    if (occupy(busy, start, start + cost)) booked_.push_back({timeline, start});
     ready = std::max(ready, start + cost);
     if (book) arrival_[static_cast<std::size_t>(u) * D_ + d] = start + cost;
   }
-  if (!book)
-    for (const auto& [link, start] : booked_) {
-      auto& timeline = link_busy_[link];
-      timeline.erase(std::find_if(timeline.begin(), timeline.end(), [&](const Interval& iv) { return iv.start == start; }));
-    }
+  if (book) booked_.clear();
   return ready;
+}
+
+void ScheduleEnv::unbook_copies() const {
+  for (const auto& [key, start] : booked_) {
+    auto& timeline = key < 0 ? device_busy_[-1 - key] : link_busy_[key];
+    timeline.erase(std::find_if(timeline.begin(), timeline.end(), [&](const Interval& iv) { return iv.start == start; }));
+  }
+  booked_.clear();
 }
 
 void ScheduleEnv::commit(int v, int d, double start, double time) {
@@ -590,7 +631,7 @@ void ScheduleEnv::step(int d) {
       const int v = ops[k];
       const double time = kernel_time(v, d);
       const double ready = edges_.data_ready(v, d, device_, finish_);
-      commit(v, d, time < kInfeasibleTime ? start_time(d, ready) : ready, time < kInfeasibleTime ? time : 0);
+      commit(v, d, time < kInfeasibleTime ? start_time(d, ready, avail_[d]) : ready, time < kInfeasibleTime ? time : 0);
     }
     contiguity_->choose(unit_of_decision_[step_], d);
   }

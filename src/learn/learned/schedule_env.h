@@ -11,8 +11,10 @@
 // The partial schedule is the scheduler's own estimate of the simulator's: a device runs one op
 // at a time and a link one copy at a time; an op or copy takes the first idle gap from when it
 // is ready that holds it (insertion: the simulator's devices and links never wait while work is
-// ready); a producer's data crosses to a device once. The reward comes from the simulator
-// afterwards. Constants (folded ops) take no decision: they
+// ready); a producer's data crosses to a device once. Under an execution model (a fitted cost
+// table) a copy between two host devices is a task of the destination's worker, as the executor
+// runs it, and a task after an idle gap starts its worker's wake-up later. The reward comes from
+// the simulator afterwards. Constants (folded ops) take no decision: they
 // are on every device. Torch-free, so other front ends (Python) can drive it as well.
 //
 // Under the latency model of Tarnawski et al. (Objective::tarnawski) the estimate is HEFT's
@@ -92,10 +94,11 @@ class ScheduleEnv {
   // the earliest-finish choice.
   int lookahead_device() const;
   // The teacher of the imitation stage: the allowed device where placing the current op, then the
-  // next kRolloutHorizon decisions by a base rule (the lookahead choice, or staying on that device
-  // where allowed; the lesser counts), gives the least estimated makespan, each placed op's finish
-  // plus its optimistic cost standing for the ops beyond the horizon. Ties to the lookahead
-  // choice, then the lower index. Costs 2 D copies of the episode per decision.
+  // next kRolloutHorizon decisions by a base rule (the lookahead choice; staying on that device
+  // where allowed; HEFT's device for the op where allowed, else the lookahead choice; the least
+  // counts), gives the least estimated makespan, each placed op's finish plus its optimistic cost
+  // standing for the ops beyond the horizon. Ties to the lookahead choice, then the lower index.
+  // Costs 3 D copies of the episode per decision.
   // Under tarnawski the decisions so far are runs of the unit order (place/tarnawski_segments.h),
   // and each allowed device is valued by the least serial cost of the rest if the unit goes there:
   // keeping the current run going, or ending it and starting one on the host or on an accelerator
@@ -130,6 +133,9 @@ class ScheduleEnv {
   void evaluate_rollouts() const;  // fills rollout_ for the current op (simulator objective)
   void evaluate_cuts() const;      // fills rollout_ for the current unit (tarnawski)
   void build_cuts() const;         // tarnawski: cuts_ and scan_
+  const Placement& heft_placement() const;  // simulator objective: heft_, made on first need
+  // Simulator objective: follow's device for the current op where allowed, else the lookahead choice.
+  int follow_or_lookahead(const Placement& follow) const;
   bool is_allowed(int d) const;   // REQUIRES evaluate_current()
   void commit(int v, int d, double start, double time);
   // Under the simulator objective: when op v's inputs are all on device d, each copy from
@@ -137,14 +143,19 @@ class ScheduleEnv {
   // order the producers finish), each producer's data sent to a device once. With `book`,
   // books the copies (links busy, data present on d).
   double linked_ready(int v, int d, bool book) const;
-  double start_time(int d, double ready) const;  // when a task ready at `ready` starts on d
+  // When a task ready at `ready` starts on d, whose worker is free from `free`.
+  double start_time(int d, double ready, double free) const;
+  // Takes back the copies that linked_ready booked without `book` (after the caller has placed
+  // the op among them).
+  void unbook_copies() const;
   struct Interval {
     double start, end;
   };
   // The earliest start at or after `ready` of a task of `length` on a timeline of disjoint
   // intervals sorted by start, in the first idle gap that holds it (without `gaps`: after the
-  // last interval).
-  static double earliest_slot(const std::vector<Interval>& timeline, double ready, double length, bool gaps);
+  // last interval), `wake` later where the timeline would be idle just before it.
+  static double earliest_slot(const std::vector<Interval>& timeline, double ready, double length, bool gaps,
+                              double wake = 0);
   // Books [start, end) on the timeline; false (nothing booked) when it takes no time.
   static bool occupy(std::vector<Interval>& timeline, double start, double end);
   bool decides_first(int a, int b) const;   // rank, then name
@@ -186,18 +197,18 @@ class ScheduleEnv {
   // Simulator objective: copies queue on their links (link_busy_), and per (producer, device)
   // when the producer's data arrived there (arrival_, -1: not sent).
   bool links_ = false;
-  // Simulator objective without an execution model: decisions in the order the inputs are made,
-  // ops and copies into the first gap that holds them. Under an execution model a worker also
-  // runs the copies, which the estimate does not book, so its gaps are not really idle there: it
-  // keeps the rank order and appends each task after the last.
+  // Simulator objective: decisions in the order the inputs are made, ops and copies into the
+  // first gap that holds them (under an execution model, a copy between host devices into one of
+  // the destination's worker, a task after an idle gap its worker's wake-up later).
   bool follow_simulator_ = false;
   mutable std::vector<double> arrival_;
   // Per directed link (source x destination) and, when following the simulator, per device: the
   // intervals it is busy.
-  std::vector<std::vector<Interval>> device_busy_;
+  mutable std::vector<std::vector<Interval>> device_busy_;
   mutable std::vector<std::vector<Interval>> link_busy_;
   mutable std::vector<int> sends_;       // linked_ready's scratch: in-edges whose data must cross
-  mutable std::vector<std::pair<int, double>> booked_;  // linked_ready's scratch: (link, start) to undo
+  // linked_ready's scratch: (timeline, start) to undo; a timeline is a link, or -1 - d for device d's worker
+  mutable std::vector<std::pair<int, double>> booked_;
   std::optional<MemoryLedger> ledger_;  // rebuilt by reset()
   std::vector<char> decides_;  // per op: takes a decision (under tarnawski, with its unit)
   // When following the simulator, the decision order follows the estimated schedule.
@@ -230,6 +241,10 @@ class ScheduleEnv {
     SegmentCostToGo cost;
     std::vector<int> acc_index;  // per device
   };
+  // Simulator objective: HEFT's placement, the rollouts' third base (empty where HEFT fails);
+  // made by the constructor when the rollout features are asked for, else on the first need,
+  // and shared by copies.
+  mutable std::shared_ptr<const Placement> heft_;
   mutable std::shared_ptr<const Cuts> cuts_;
   mutable std::optional<SegmentScan> scan_;
   // The run the decisions so far end with, scanned once as it grows: its first decision, device

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -163,6 +164,29 @@ TEST(ScheduleEnv, UnderAnExecutionModelChargesDispatchWakeUpsAndCrossings) {
   Simulator sim(p);
   EXPECT_DOUBLE_EQ(sim.makespan({0, 1, 1}), 5.4);
   EXPECT_DOUBLE_EQ(sim.makespan({0, 1, 0}), 5.9);
+}
+
+// Under an execution model a copy between host devices is a task of the destination's worker,
+// as in the executor: a (gpu, 0-1) feeds b on the cpu, whose worker runs w 0-1.1 (0.1 dispatch),
+// then a's copy 1.1-1.5 (0.2 fixed, 0.1 for the bytes, 0.1 dispatch) and b 1.5-2.6 without
+// waking up in between. (On the link the copy would end at 1.4, after the cpu idled from 1.1,
+// and b would start 2 s later, after the wake-up.)
+TEST(ScheduleEnv, UnderAnExecutionModelTheDestinationsWorkerRunsTheCopy) {
+  test::Builder b;
+  b.op("a", {}, 9, 1);
+  b.op("w", {}, 1, 9);
+  b.op("b", {"a"}, 1, 9);
+  b.g.finalize();
+  Problem p(b.g, test::two_devices(), &b.table);
+  p.set_execution(test::two_devices_execution(), "");
+  Placement placement(3, 0);
+  placement[b.g.find_op("a")] = 1;
+  ScheduleEnv env(p);
+  while (!env.done()) env.step(placement[env.current_op()]);
+  EXPECT_DOUBLE_EQ(env.finish_time(b.g.find_op("w")), 1.1);
+  EXPECT_DOUBLE_EQ(env.finish_time(b.g.find_op("b")), 2.6);
+  const Schedule s = Simulator(p).run(placement);
+  for (int v = 0; v < p.num_ops(); ++v) EXPECT_DOUBLE_EQ(env.finish_time(v), s.ops[v].end) << b.g.op(v).name;
 }
 
 // Two copies for one op on one link go one after the other, as in the simulator: p1 (cpu, ends
