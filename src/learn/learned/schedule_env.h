@@ -57,7 +57,7 @@ class ScheduleEnv {
 
   // REQUIRES: problem outlives the environment; under tarnawski, problem has a host (cpu) device
   // and at most 64 devices. rollout_features: observe() fills the two rollout features, which
-  // costs 2 D partial episodes per observation (about 100 times the rest; under tarnawski a
+  // costs 3 D partial episodes per observation (about 100 times the rest; under tarnawski a
   // look-up per device and the current run's growth, after the cost-to-go tables of three orders,
   // made once per environment and shared by its copies); without, they are 0 (for a policy that
   // does not read them, and for fast environments).
