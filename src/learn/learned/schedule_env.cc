@@ -182,7 +182,9 @@ void ScheduleEnv::reset() {
   step_ = 0;
   device_.assign(n_, 0);
   finish_.assign(n_, 0);
+  launched_.assign(n_, 0);
   avail_.assign(D_, 0);
+  stream_free_.assign(D_, 0);
   busy_.assign(D_, 0);
   if (links_) {
     link_busy_.assign(static_cast<std::size_t>(D_) * D_, {});
@@ -211,7 +213,7 @@ void ScheduleEnv::reset() {
 void ScheduleEnv::enter_frontier(int v) {
   // Its producers are all decided, so when its inputs are made is fixed from now on.
   double made = 0;
-  for (int e = edges_.in_begin(v); e < edges_.in_end(v); ++e) made = std::max(made, finish_[edges_.src(e)]);
+  for (int e = edges_.in_begin(v); e < edges_.in_end(v); ++e) made = std::max(made, launched_[edges_.src(e)]);
   frontier_.push_back({made, v});
   std::push_heap(frontier_.begin(), frontier_.end(), [&](const Ready& a, const Ready& b) { return goes_after(a, b); });
 }
@@ -237,9 +239,9 @@ double ScheduleEnv::kernel_time(int v, int d) const {
   return p_.task_time(v, d, parent >= 0 && device_[parent] == d ? p_.op_time(v, d) : p_.standalone_time(v, d));
 }
 
-double ScheduleEnv::start_time(int d, double ready, double free) const {
+double ScheduleEnv::start_time(int d, double ready) const {
   // Under an execution model a task that finds its worker idle pays the worker's wake-up.
-  return std::max(ready, free) + (ready > free ? p_.wake_time(d) : 0.0);
+  return std::max(ready, avail_[d]) + (ready > avail_[d] ? p_.wake_time(d) : 0.0);
 }
 
 void ScheduleEnv::evaluate_current() const {
@@ -251,10 +253,11 @@ void ScheduleEnv::evaluate_current() const {
     c.runs = c.time < kInfeasibleTime;
     c.fits = c.runs && ledger_->fits(v, d, device_);
     c.ready = links_ ? linked_ready(v, d, false) : edges_.data_ready(v, d, device_, finish_);
-    c.start = follow_simulator_ && c.runs ? earliest_slot(device_busy_[d], c.ready, c.time, true, p_.wake_time(d))
-                                          : start_time(d, c.ready, avail_[d]);
+    const double kernel = c.runs ? stream_part(v, d) : 0.0, launch = c.time - kernel;
+    c.start = follow_simulator_ && c.runs ? earliest_slot(device_busy_[d], c.ready, launch, true, p_.wake_time(d))
+                                          : start_time(d, c.ready);
     if (links_) unbook_copies();
-    c.finish = c.runs ? c.start + c.time : kInfeasibleTime;
+    c.finish = c.runs ? kernel_end(d, c.start + launch, kernel) : kInfeasibleTime;
   }
   cand_for_ = step_;
 }
@@ -569,7 +572,7 @@ double ScheduleEnv::linked_ready(int v, int d, bool book) const {
   for (int e = edges_.in_begin(v); e < edges_.in_end(v); ++e) {
     const int u = edges_.src(e);
     const double arrived = arrival_[static_cast<std::size_t>(u) * D_ + d];
-    if (device_[u] == d) ready = std::max(ready, finish_[u]);
+    if (device_[u] == d) ready = std::max(ready, launched_[u]);
     else if (arrived >= 0) ready = std::max(ready, arrived);
     else sends.push_back(e);
   }
@@ -610,12 +613,24 @@ void ScheduleEnv::unbook_copies() const {
   booked_.clear();
 }
 
+double ScheduleEnv::stream_part(int v, int d) const {
+  const Problem::Execution* x = p_.execution();
+  return links_ && x && x->async[d] && !p_.folded(v) ? p_.stream_time(v, d) : 0.0;
+}
+
+double ScheduleEnv::kernel_end(int d, double launched, double kernel) const {
+  return kernel > 0 ? std::max(launched, stream_free_[d]) + kernel : launched;
+}
+
 void ScheduleEnv::commit(int v, int d, double start, double time) {
+  const double kernel = time > 0 ? stream_part(v, d) : 0.0;
   device_[v] = d;
-  finish_[v] = start + time;
+  launched_[v] = start + time - kernel;
+  finish_[v] = kernel_end(d, launched_[v], kernel);
+  if (kernel > 0) stream_free_[d] = finish_[v];
   avail_[d] = std::max(avail_[d], finish_[v]);
   if (!oct_.empty()) horizon_ = std::max(horizon_, finish_[v] + oct_row(v)[d]);
-  if (follow_simulator_) occupy(device_busy_[d], start, finish_[v]);
+  if (follow_simulator_) occupy(device_busy_[d], start, launched_[v]);
   busy_[d] += time;
   ledger_->commit(v, d, device_);
 }
@@ -631,7 +646,7 @@ void ScheduleEnv::step(int d) {
       const int v = ops[k];
       const double time = kernel_time(v, d);
       const double ready = edges_.data_ready(v, d, device_, finish_);
-      commit(v, d, time < kInfeasibleTime ? start_time(d, ready, avail_[d]) : ready, time < kInfeasibleTime ? time : 0);
+      commit(v, d, time < kInfeasibleTime ? start_time(d, ready) : ready, time < kInfeasibleTime ? time : 0);
     }
     contiguity_->choose(unit_of_decision_[step_], d);
   }

@@ -143,8 +143,12 @@ class ScheduleEnv {
   // order the producers finish), each producer's data sent to a device once. With `book`,
   // books the copies (links busy, data present on d).
   double linked_ready(int v, int d, bool book) const;
-  // When a task ready at `ready` starts on d, whose worker is free from `free`.
-  double start_time(int d, double ready, double free) const;
+  double start_time(int d, double ready) const;  // when a task ready at `ready` starts on d
+  // Under an execution model on an asynchronous device d: the seconds of op v's kernel on d's
+  // stream, which its task time includes after the launch (0 elsewhere); and when a kernel of
+  // `kernel` seconds launched at `launched` ends, queued behind the stream's earlier kernels.
+  double stream_part(int v, int d) const;
+  double kernel_end(int d, double launched, double kernel) const;
   // Takes back the copies that linked_ready booked without `book` (after the caller has placed
   // the op among them).
   void unbook_copies() const;
@@ -194,6 +198,10 @@ class ScheduleEnv {
   int step_ = 0;
   Placement device_;
   std::vector<double> finish_, avail_, busy_;
+  // Per op, when its worker is done with it: its finish, but on an asynchronous device under an
+  // execution model its launch, after which the device's later ops may be launched (their
+  // kernels queue behind its kernel on the device's stream, which is free from stream_free_).
+  std::vector<double> launched_, stream_free_;
   // Simulator objective: copies queue on their links (link_busy_), and per (producer, device)
   // when the producer's data arrived there (arrival_, -1: not sent).
   bool links_ = false;

@@ -189,6 +189,40 @@ TEST(ScheduleEnv, UnderAnExecutionModelTheDestinationsWorkerRunsTheCopy) {
   for (int v = 0; v < p.num_ops(); ++v) EXPECT_DOUBLE_EQ(env.finish_time(v), s.ops[v].end) << b.g.op(v).name;
 }
 
+// Under an execution model an asynchronous device's thread launches the next op while the
+// kernel runs, as in the executor: A -> B -> C on the gpu, each a 0.1 s launch and a 1 s
+// kernel (flops at half of its 1 TFLOP/s). Launches [0, .1], [.1, .2], [.2, .3]; kernels
+// [.1, 1.1], [1.1, 2.1], [2.1, 3.1] (launch and kernel one after the other would end at 3.3).
+TEST(ScheduleEnv, UnderAnExecutionModelAGpusNextLaunchOverlapsItsKernel) {
+  Graph g("chain");
+  CostTable t;
+  for (const char* name : {"A", "B", "C"}) {
+    Op o;
+    o.name = name;
+    o.type = "Test";
+    o.flops = 0.5e12;
+    if (name[0] != 'A') o.inputs.push_back(g.tensor_id(std::string(1, name[0] - 1) + ":0"));
+    const int out = g.tensor_id(std::string(name) + ":0");
+    g.tensor(out).fixed_bytes = 1000;
+    o.outputs = {out};
+    g.add_op(o);
+    t.op_time[name] = {{"cpu", 10}, {"gpu", 0.1}};
+  }
+  g.finalize();
+  ExecutionModel m;
+  m.devices = {{.device = "cpu"}, {.device = "gpu", .async = true}};
+  m.crossings = {{"cpu", "gpu", 0.5, 1e9}, {"gpu", "cpu", 0.5, 1e9}};
+  t.execution = m;
+  Problem p(g, test::two_devices(), &t);
+  const Placement gpu(3, 1);
+  ScheduleEnv env(p);
+  while (!env.done()) env.step(gpu[env.current_op()]);
+  EXPECT_DOUBLE_EQ(env.finish_time(g.find_op("A")), 1.1);
+  EXPECT_DOUBLE_EQ(env.finish_time(g.find_op("C")), 3.1);
+  const Schedule s = Simulator(p).run(gpu);
+  for (int v = 0; v < p.num_ops(); ++v) EXPECT_DOUBLE_EQ(env.finish_time(v), s.ops[v].end) << g.op(v).name;
+}
+
 // Two copies for one op on one link go one after the other, as in the simulator: p1 (cpu, ends
 // at 1) and p2 (cpu, ends at 2) feed j on the gpu through copies of 2 s each: p1's crosses 1-3,
 // p2's waits for the link and crosses 3-5, so j runs 5-6 (each copy alone would let it start at 4).
