@@ -86,9 +86,8 @@ std::vector<std::string> default_fusion_rules(const std::string& device_kind) {
 std::vector<int> fusion_parents(const Graph& g, const std::vector<FusionRule>& rules,
                                 const std::vector<char>& fusible) {
   const int n = g.num_ops();
-  std::vector<int> parent(n, -1), head(n), depth(n, 0);
-  for (int i = 0; i < n; ++i)  // longest path from a source; indices are a topological order
-    for (int p : g.preds(i)) depth[i] = std::max(depth[i], depth[p] + 1);
+  std::vector<int> parent(n, -1), head(n);
+  const std::vector<int> depth = g.depths();  // longest path from a source
   // Of several chains that end here (a residual sum of two branches), the one computed last
   // takes this op into its kernel, as a sum post-op does: the deeper producer, then the smaller
   // name (free of the ops' numbering, so a renumbered graph fuses the same).

@@ -157,6 +157,13 @@ int Graph::find_tensor(const std::string& name) const {
   return it == tensor_index_.end() ? -1 : it->second;
 }
 
+std::vector<int> Graph::depths() const {
+  std::vector<int> depth(ops_.size(), 0);
+  for (std::size_t v = 0; v < ops_.size(); ++v)
+    for (int u : preds_[v]) depth[v] = std::max(depth[v], depth[u] + 1);
+  return depth;
+}
+
 int Graph::find_op(const std::string& name) const {
   auto it = op_index_.find(name);
   return it == op_index_.end() ? -1 : it->second;

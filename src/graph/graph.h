@@ -105,6 +105,9 @@ class Graph {
   const std::vector<int>& preds(int op) const { return preds_[op]; }
   const std::vector<int>& succs(int op) const { return succs_[op]; }
   std::size_t num_edges() const { return num_edges_; }
+  // Per op, the longest path from a source, in ops (0 for a source). REQUIRES finalized: its
+  // indices are a topological order. Grows along every edge, so it orders precedence.
+  std::vector<int> depths() const;
 
  private:
   std::string name_, source_;

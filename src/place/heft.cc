@@ -7,9 +7,10 @@
 //    of the edge (EdgeCosts::mean_cost).
 // 2. Ops in decreasing rank (ties: lower depth, the longest path from a source in ops, then
 //    name; ranks never increase along an edge and depth grows along one, so this order respects
-//    precedence, and it does not depend on how the ops are numbered). Each goes to the device with the earliest finish
-//    time, insertion-based: its start on d is the earliest moment >= its data-ready time at
-//    which an idle gap on d (between already scheduled ops, or after the last) is long enough.
+//    precedence, and it does not depend on how the ops are numbered). Each goes to the device
+//    with the earliest finish time, insertion-based: its start on d is the earliest moment >= its
+//    data-ready time at which an idle gap on d (between already scheduled ops, or after the last)
+//    is long enough.
 //    Data-ready on d = max over producers u of finish(u) + edge cost from u's device to d
 //    (no link contention in HEFT's own model; the simulator judges the real schedule).
 //    Ties in finish time go to the device its successors run fastest on (successor_affinity),
@@ -62,9 +63,7 @@ class Heft : public Placer {
 
     const std::vector<double> rank = upward_ranks(p, edges);
     const Graph& g = p.graph();
-    std::vector<int> depth(n, 0);
-    for (int v = 0; v < n; ++v)  // ops are numbered in a topological order
-      for (int u : g.preds(v)) depth[v] = std::max(depth[v], depth[u] + 1);
+    const std::vector<int> depth = g.depths();
     std::vector<int> order(n);
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](int a, int b) {

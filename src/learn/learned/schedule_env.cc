@@ -102,12 +102,11 @@ ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective, bool rollout_fea
     kind_gpu_[d] = p.cluster().devices[d].kind == "gpu";
   }
   links_ = objective == Objective::simulator && D_ > 1;
-  follow_simulator_ = links_;
   decides_.assign(n_, 0);
   for (int v : decisions_) decides_[v] = 1;
   for (const auto& unit : unit_ops_)
     for (int v : unit) decides_[v] = 1;
-  if (follow_simulator_) rank_order_ = decisions_;
+  if (links_) rank_order_ = decisions_;
   cand_.resize(D_);
   if (!oct_.empty() && rollout_features_) heft_placement();  // once, shared by the copies
   reset();
@@ -186,16 +185,14 @@ void ScheduleEnv::reset() {
   avail_.assign(D_, 0);
   stream_free_.assign(D_, 0);
   busy_.assign(D_, 0);
-  if (links_) {
-    link_busy_.assign(static_cast<std::size_t>(D_) * D_, {});
-    arrival_.assign(static_cast<std::size_t>(n_) * D_, -1);
-  }
   ledger_.emplace(p_, edges_);
   if (contiguity_) contiguity_->reset();
   cand_for_ = rollout_for_ = -1;
   run_start_ = -1;
   horizon_ = 0;
-  if (follow_simulator_) {
+  if (links_) {
+    link_busy_.assign(static_cast<std::size_t>(D_) * D_, {});
+    arrival_.assign(static_cast<std::size_t>(n_) * D_, -1);
     device_busy_.assign(D_, {});
     decisions_ = rank_order_;
     position_.resize(n_);
@@ -254,7 +251,7 @@ void ScheduleEnv::evaluate_current() const {
     c.fits = c.runs && ledger_->fits(v, d, device_);
     c.ready = links_ ? linked_ready(v, d, false) : edges_.data_ready(v, d, device_, finish_);
     const double kernel = c.runs ? stream_part(v, d) : 0.0, launch = c.time - kernel;
-    c.start = follow_simulator_ && c.runs ? earliest_slot(device_busy_[d], c.ready, launch, true, p_.wake_time(d))
+    c.start = links_ && c.runs ? earliest_slot(device_busy_[d], c.ready, launch, p_.wake_time(d))
                                           : start_time(d, c.ready);
     if (links_) unbook_copies();
     c.finish = c.runs ? kernel_end(d, c.start + launch, kernel) : kInfeasibleTime;
@@ -542,13 +539,10 @@ int ScheduleEnv::follow_or_lookahead(const Placement& follow) const {
   return is_allowed(d) ? d : next;
 }
 
-double ScheduleEnv::earliest_slot(const std::vector<Interval>& timeline, double ready, double length, bool gaps,
-                                  double wake) {
-  // The first interval that ends after `ready` (without gaps: after the last one); the ones before
-  // it cannot delay the task.
-  auto it = gaps ? std::upper_bound(timeline.begin(), timeline.end(), ready,
-                                    [](double t, const Interval& iv) { return t < iv.end; })
-                 : timeline.end();
+double ScheduleEnv::earliest_slot(const std::vector<Interval>& timeline, double ready, double length, double wake) {
+  // The first interval that ends after `ready`; the ones before it cannot delay the task.
+  auto it = std::upper_bound(timeline.begin(), timeline.end(), ready,
+                             [](double t, const Interval& iv) { return t < iv.end; });
   double idle_from = it == timeline.begin() ? 0.0 : std::prev(it)->end;
   for (;; ++it) {
     const double start = ready > idle_from ? ready + wake : idle_from;
@@ -596,7 +590,7 @@ double ScheduleEnv::linked_ready(int v, int d, bool book) const {
     const bool worker = on_worker && !x->async[s];
     const int timeline = worker ? -1 - d : s * D_ + d;  // booked_'s key: a worker (< 0) or a link
     std::vector<Interval>& busy = worker ? device_busy_[d] : link_busy_[timeline];
-    const double start = earliest_slot(busy, finish_[u], cost, follow_simulator_, worker ? p_.wake_time(d) : 0.0);
+    const double start = earliest_slot(busy, finish_[u], cost, worker ? p_.wake_time(d) : 0.0);
     if (occupy(busy, start, start + cost)) booked_.push_back({timeline, start});
     ready = std::max(ready, start + cost);
     if (book) arrival_[static_cast<std::size_t>(u) * D_ + d] = start + cost;
@@ -630,7 +624,7 @@ void ScheduleEnv::commit(int v, int d, double start, double time) {
   if (kernel > 0) stream_free_[d] = finish_[v];
   avail_[d] = std::max(avail_[d], finish_[v]);
   if (!oct_.empty()) horizon_ = std::max(horizon_, finish_[v] + oct_row(v)[d]);
-  if (follow_simulator_) occupy(device_busy_[d], start, launched_[v]);
+  if (links_) occupy(device_busy_[d], start, launched_[v]);
   busy_[d] += time;
   ledger_->commit(v, d, device_);
 }
@@ -650,7 +644,7 @@ void ScheduleEnv::step(int d) {
     }
     contiguity_->choose(unit_of_decision_[step_], d);
   }
-  if (follow_simulator_) {
+  if (links_) {
     const int v = current_op();
     for (int k = edges_.out_begin(v); k < edges_.out_end(v); ++k) {
       const int s = edges_.dst(edges_.out_edge(k));
@@ -658,7 +652,7 @@ void ScheduleEnv::step(int d) {
     }
   }
   ++step_;
-  if (follow_simulator_ && !done()) advance_order();
+  if (links_ && !done()) advance_order();
 }
 
 }  // namespace devplace

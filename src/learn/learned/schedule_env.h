@@ -156,10 +156,9 @@ class ScheduleEnv {
     double start, end;
   };
   // The earliest start at or after `ready` of a task of `length` on a timeline of disjoint
-  // intervals sorted by start, in the first idle gap that holds it (without `gaps`: after the
-  // last interval), `wake` later where the timeline would be idle just before it.
-  static double earliest_slot(const std::vector<Interval>& timeline, double ready, double length, bool gaps,
-                              double wake = 0);
+  // intervals sorted by start, in the first idle gap that holds it, `wake` later where the
+  // timeline would be idle just before it.
+  static double earliest_slot(const std::vector<Interval>& timeline, double ready, double length, double wake);
   // Books [start, end) on the timeline; false (nothing booked) when it takes no time.
   static bool occupy(std::vector<Interval>& timeline, double start, double end);
   bool decides_first(int a, int b) const;   // rank, then name
@@ -202,16 +201,14 @@ class ScheduleEnv {
   // execution model its launch, after which the device's later ops may be launched (their
   // kernels queue behind its kernel on the device's stream, which is free from stream_free_).
   std::vector<double> launched_, stream_free_;
-  // Simulator objective: copies queue on their links (link_busy_), and per (producer, device)
-  // when the producer's data arrived there (arrival_, -1: not sent).
+  // Simulator objective with several devices: decisions in the order the inputs are made, ops
+  // and copies into the first gap that holds them, copies on their links (link_busy_; under an
+  // execution model, one between host devices on the destination's worker), a task after an idle
+  // gap its worker's wake-up later; and per (producer, device) when the producer's data arrived
+  // there (arrival_, -1: not sent).
   bool links_ = false;
-  // Simulator objective: decisions in the order the inputs are made, ops and copies into the
-  // first gap that holds them (under an execution model, a copy between host devices into one of
-  // the destination's worker, a task after an idle gap its worker's wake-up later).
-  bool follow_simulator_ = false;
   mutable std::vector<double> arrival_;
-  // Per directed link (source x destination) and, when following the simulator, per device: the
-  // intervals it is busy.
+  // Per directed link (source x destination) and per device: the intervals it is busy.
   mutable std::vector<std::vector<Interval>> device_busy_;
   mutable std::vector<std::vector<Interval>> link_busy_;
   mutable std::vector<int> sends_;       // linked_ready's scratch: in-edges whose data must cross
@@ -219,7 +216,7 @@ class ScheduleEnv {
   mutable std::vector<std::pair<int, double>> booked_;
   std::optional<MemoryLedger> ledger_;  // rebuilt by reset()
   std::vector<char> decides_;  // per op: takes a decision (under tarnawski, with its unit)
-  // When following the simulator, the decision order follows the estimated schedule.
+  // With links_, the decision order follows the estimated schedule.
   struct Ready {
     double made;  // when the op's inputs are made: its producers' latest finish
     int op;
