@@ -10,12 +10,14 @@
 // from a feasible placement into an infeasible one is never accepted. The temperature falls
 // geometrically from T0 (set so a typical uphill step of a probe at the start is accepted half
 // the time) to T0/1000 over the budget: options.eval_budget evaluations (default 20000) and/or
-// options.time_budget_s, whichever ends first. Deterministic for a seed under an evaluation
-// budget alone.
+// options.time_budget_s, whichever ends first. The evaluations that choose the start count
+// against the budget too (METIS, which tries many maps, gets an eighth of it), so the placer
+// never spends more than it was given. Deterministic for a seed under an evaluation budget alone.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "place/placer.h"
@@ -38,19 +40,31 @@ class LocalSearch : public Placer {
     const int n = p.num_ops(), D = p.num_devices();
     if (n == 0) return {};
     SearchReward reward(p, o);
-    ObjectiveFn score = reward.score();
-    Placement cur = best_start(p, o, score);
+    CountingReward counted(reward.reward());
+    ObjectiveFn score = score_with(counted);
+    // The whole run's evaluations, the start's included (unbounded under a time budget alone).
+    const std::int64_t budget = o.eval_budget > 0 ? o.eval_budget : o.time_budget_s > 0 ? 0 : kDefaultEvalBudget;
+    double start_cost = kInfeasibleTime;
+    Placement cur = best_start(p, o, score, counted, budget, start_cost);
     if (D == 1) return cur;
-    return anneal(p, o, score, std::move(cur));
+    PlaceOptions rest = o;
+    if (budget > 0) {
+      rest.eval_budget = budget - counted.count();
+      if (rest.eval_budget <= 0) return cur;
+    }
+    return anneal(p, rest, score, std::move(cur), start_cost);
   }
 
-  static Placement anneal(const Problem& p, const PlaceOptions& o, ObjectiveFn& score, Placement start) {
+  static Placement anneal(const Problem& p, const PlaceOptions& o, ObjectiveFn& score, Placement start,
+                          std::optional<double> start_score) {
     Search s(p, o, score, std::move(start));
-    return s.run();
+    return s.run(start_score);
   }
 
  private:
-  static Placement best_start(const Problem& p, const PlaceOptions& o, ObjectiveFn& score) {
+  // The best of the classical placers, scored while `budget` (0: unbounded) lasts.
+  static Placement best_start(const Problem& p, const PlaceOptions& o, ObjectiveFn& score, CountingReward& spent,
+                              std::int64_t budget, double& best_cost) {
     std::vector<std::unique_ptr<Placer>> starts;
     for (int d = 0; d < p.num_devices(); ++d) starts.push_back(make_single_device(d, p.cluster().devices[d].name));
     for (const char* name : {"hetero", "round-robin", "heft", "m-etf", "metis"}) {
@@ -60,11 +74,17 @@ class LocalSearch : public Placer {
       }
     }
     PlaceOptions sub = o;
-    sub.eval_budget = 0;
+    sub.reward = &spent;  // what METIS evaluates counts here too
     sub.time_budget_s = 0;
     Placement best;
-    double best_cost = kInfeasibleTime;
+    best_cost = kInfeasibleTime;
     for (auto& placer : starts) {
+      // Each start costs one evaluation to score; METIS may spend up to an eighth of the budget
+      // choosing among its cuts first (the others spend none).
+      const std::int64_t left = budget - spent.count() - 1;
+      if (budget > 0 && left < 0) break;
+      sub.eval_budget = budget > 0 ? std::min(budget / 8, left) : 0;
+      if (budget > 0 && sub.eval_budget < 1 && placer->name() == "metis") continue;
       Placement pl;
       try {
         pl = placer->place(p, sub);
@@ -78,7 +98,10 @@ class LocalSearch : public Placer {
         best_cost = c;
       }
     }
-    if (best.empty()) best.assign(p.num_ops(), 0);
+    if (best.empty()) {
+      best.assign(p.num_ops(), 0);
+      best_cost = score(best);
+    }
     return best;
   }
 
@@ -115,8 +138,14 @@ class LocalSearch : public Placer {
       mark_.assign(n_, 0);
     }
 
-    Placement run() {
-      cur_cost_ = score_(cur_);
+    // `start_score`: the start's score when the caller has it (else one evaluation here).
+    Placement run(std::optional<double> start_score) {
+      if (start_score) {
+        cur_cost_ = *start_score;
+      } else {
+        cur_cost_ = score_(cur_);
+        ++evals_;
+      }
       best_ = cur_;
       best_cost_ = cur_cost_;
       if (movable_.empty()) return best_;
@@ -129,7 +158,8 @@ class LocalSearch : public Placer {
       // Probe: the mean uphill step of random moves from the start sets T0.
       double up = 0;
       int ups = 0;
-      for (int k = 0; k < kProbeMoves && evals_ < budget; ++k) {
+      const std::int64_t probes = std::min<std::int64_t>(kProbeMoves, std::max<std::int64_t>(1, budget / 4));
+      for (int k = 0; k < probes && evals_ < budget; ++k) {
         if (!propose()) continue;
         const double c = score_(cur_);
         ++evals_;
@@ -282,9 +312,10 @@ class LocalSearch : public Placer {
 
 std::unique_ptr<Placer> make_local_search_placer() { return std::make_unique<LocalSearch>(); }
 
-Placement anneal_placement(const Problem& p, Placement start, const PlaceOptions& o, ObjectiveFn score) {
+Placement anneal_placement(const Problem& p, Placement start, const PlaceOptions& o, ObjectiveFn score,
+                           std::optional<double> start_score) {
   if (p.num_ops() == 0 || p.num_devices() == 1) return start;
-  return LocalSearch::anneal(p, o, score, std::move(start));
+  return LocalSearch::anneal(p, o, score, std::move(start), start_score);
 }
 
 }  // namespace devplace

@@ -6,10 +6,15 @@
 // injective map of parts to devices (k <= 6; a greedy map plus pairwise swaps above that),
 // keeping the placement with the best objective. An op whose part lands on a device that cannot
 // run it moves to its fastest capable device. Deterministic: METIS gets options.seed.
+// options.eval_budget, when set, caps the evaluations: each cut's speed-ordered map (heaviest
+// part on the fastest device) is tried first, then the other maps in the usual order while the
+// budget lasts; given enough budget the answer is the unbudgeted one.
 #include <metis.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
+#include <limits>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -157,24 +162,9 @@ class MetisPlacer : public Placer {
     std::stable_sort(by_speed.begin(), by_speed.end(), [&](int a, int b) { return speed[a] > speed[b]; });
 
     Csr csr = build_csr(p);
-    Placement best(n, by_speed[0]), trial(n);
-    double best_cost = kInfeasibleTime;
-    bool have = false;
-    auto consider = [&](const std::vector<idx_t>& part, const std::vector<int>& dev) {
-      for (int i = 0; i < n; ++i) {
-        const int d = dev[part[i]];
-        trial[i] = p.op_time(i, d) < kInfeasibleTime ? d : fastest[i];
-      }
-      const double c = score(trial);
-      if (!have || c < best_cost) {
-        best = trial;
-        best_cost = c;
-        have = true;
-      }
-      return c;
-    };
-
-    std::vector<idx_t> part;
+    // The cuts: for every part count, equal parts and parts sized to the devices' speeds.
+    std::vector<std::vector<idx_t>> cuts;
+    std::vector<int> cut_parts;
     for (int parts = 1; parts <= std::min(D, n); ++parts) {
       std::vector<std::vector<real_t>> targets = {std::vector<real_t>(parts, real_t(1.0) / parts)};
       if (parts > 1) {
@@ -189,25 +179,79 @@ class MetisPlacer : public Placer {
         targets.push_back(sized);
       }
       for (const auto& target : targets) {
+        std::vector<idx_t> part;
         if (!partition(csr, parts, target, o.seed, part)) continue;
-        if (D <= kMaxPermutedDevices)
-          map_by_permutation(parts, D, part, consider);
-        else
-          map_greedily(parts, by_speed, csr, part, consider);
+        cuts.push_back(std::move(part));
+        cut_parts.push_back(parts);
       }
+    }
+
+    const std::int64_t budget = o.eval_budget > 0 ? o.eval_budget : std::numeric_limits<std::int64_t>::max();
+    std::int64_t spent = 0;
+    std::map<std::pair<int, std::vector<int>>, double> tried_first;  // (cut, map) -> objective
+    Placement best(n, by_speed[0]), trial(n);
+    double best_cost = kInfeasibleTime;
+    bool have = false, first_pass = true;
+    // Scores cut `cut` mapped by `dev` (+inf once the budget is spent); in the second pass it also
+    // keeps the best, in the unbudgeted order, so ties resolve as without a budget.
+    auto consider = [&](int cut, const std::vector<int>& dev) {
+      for (int i = 0; i < n; ++i) {
+        const int d = dev[cuts[cut][i]];
+        trial[i] = p.op_time(i, d) < kInfeasibleTime ? d : fastest[i];
+      }
+      double c;
+      if (auto it = tried_first.find({cut, dev}); it != tried_first.end()) {
+        c = it->second;
+      } else if (spent < budget) {
+        c = score(trial);
+        ++spent;
+        if (first_pass) tried_first[{cut, dev}] = c;
+      } else {
+        return kInfeasibleTime;
+      }
+      if (!first_pass && (!have || c < best_cost)) {
+        best = trial;
+        best_cost = c;
+        have = true;
+      }
+      return c;
+    };
+
+    if (o.eval_budget > 0)
+      for (int cut = 0; cut < static_cast<int>(cuts.size()); ++cut) consider(cut, speed_map(cut_parts[cut], by_speed, csr, cuts[cut]));
+    first_pass = false;
+    for (int cut = 0; cut < static_cast<int>(cuts.size()); ++cut) {
+      auto consider_cut = [&](const std::vector<int>& dev) { return consider(cut, dev); };
+      if (D <= kMaxPermutedDevices)
+        map_by_permutation(cut_parts[cut], D, consider_cut);
+      else
+        map_greedily(cut_parts[cut], by_speed, csr, cuts[cut], consider_cut);
     }
     return best;
   }
 
  private:
+  // The heaviest part on the fastest device, the next on the next, and so on.
+  static std::vector<int> speed_map(int parts, const std::vector<int>& by_speed, const Csr& csr,
+                                    const std::vector<idx_t>& part) {
+    std::vector<double> weight(parts, 0);
+    for (std::size_t i = 0; i < part.size(); ++i) weight[part[i]] += csr.vwgt[i];
+    std::vector<int> order(parts);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return weight[a] > weight[b]; });
+    std::vector<int> dev(parts);
+    for (int k = 0; k < parts; ++k) dev[order[k]] = by_speed[k];
+    return dev;
+  }
+
   // Every injective map of `parts` parts onto D devices.
   template <class Consider>
-  static void map_by_permutation(int parts, int D, const std::vector<idx_t>& part, Consider& consider) {
+  static void map_by_permutation(int parts, int D, Consider& consider) {
     std::vector<int> dev(parts);
     std::vector<char> used(D, 0);
     auto rec = [&](auto& self, int k) -> void {
       if (k == parts) {
-        consider(part, dev);
+        consider(dev);
         return;
       }
       for (int d = 0; d < D; ++d) {
@@ -227,20 +271,14 @@ class MetisPlacer : public Placer {
   static void map_greedily(int parts, const std::vector<int>& by_speed, const Csr& csr, const std::vector<idx_t>& part,
                            Consider& consider) {
     const int D = static_cast<int>(by_speed.size());
-    std::vector<double> weight(parts, 0);
-    for (std::size_t i = 0; i < part.size(); ++i) weight[part[i]] += csr.vwgt[i];
-    std::vector<int> order(parts);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return weight[a] > weight[b]; });
-    std::vector<int> dev(parts);
-    for (int k = 0; k < parts; ++k) dev[order[k]] = by_speed[k];
-    double cur = consider(part, dev);
+    std::vector<int> dev = speed_map(parts, by_speed, csr, part);
+    double cur = consider(dev);
     for (bool improved = true; improved;) {
       improved = false;
       for (int a = 0; a < parts; ++a) {
         for (int b = a + 1; b < parts; ++b) {
           std::swap(dev[a], dev[b]);
-          const double c = consider(part, dev);
+          const double c = consider(dev);
           if (c < cur) {
             cur = c;
             improved = true;
@@ -252,7 +290,7 @@ class MetisPlacer : public Placer {
           if (std::find(dev.begin(), dev.end(), d) != dev.end()) continue;
           const int old = dev[a];
           dev[a] = d;
-          const double c = consider(part, dev);
+          const double c = consider(dev);
           if (c < cur) {
             cur = c;
             improved = true;

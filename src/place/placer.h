@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,8 +77,11 @@ using ObjectiveFn = std::function<double(const Placement&)>;
 Verdict judge(const Problem& problem, const Placement& placement, Objective objective);
 
 // Simulated annealing from `start` (the moves and schedule of local-search) under `score` and
-// the budgets in `options`; returns the best placement seen (never worse than `start`).
-Placement anneal_placement(const Problem& problem, Placement start, const PlaceOptions& options, ObjectiveFn score);
+// the budgets in `options`; returns the best placement seen (never worse than `start`). At most
+// options.eval_budget calls of `score`, scoring `start` included unless the caller passes its
+// score as `start_score`.
+Placement anneal_placement(const Problem& problem, Placement start, const PlaceOptions& options, ObjectiveFn score,
+                           std::optional<double> start_score = std::nullopt);
 
 // Lower bound on the makespan of any placement: the larger of the critical path with every op
 // at its fastest device (transfers free) and the total of fastest op times over the device count.

@@ -15,6 +15,7 @@
 #include "io/model.h"
 #include "io/tarnawski_import.h"
 #include "learn/learned_placers.h"
+#include "place/compare.h"
 #include "place/placer.h"
 #include "sim/schedule.h"
 #include "util/error.h"
@@ -122,6 +123,13 @@ TEST(Hsdag, RegistryMakesLearnedPlacersAndTakesThePolicyAsAnOption) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("less than one episode"), std::string::npos) << e.what();
   }
+  // Under a budget the polish comes out of it too (a quarter at most), not on top of it.
+  PlaceOptions budget;
+  budget.eval_budget = 200;
+  const ComparisonRow polished = run_placer(pb, "hsdag+polish", budget, [&] { return r.make(pb, "hsdag+polish", budget); });
+  EXPECT_TRUE(polished.error.empty()) << polished.error;
+  EXPECT_LE(polished.evaluations, 200);
+  EXPECT_GT(polished.evaluations, 150);
 }
 
 // The guard against regrouping (HsdagConfig::reparse_kl) undoes a batch's steps when the

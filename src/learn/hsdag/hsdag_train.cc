@@ -153,7 +153,7 @@ std::pair<Placement, double> refine(const Problem& problem, Reward& reward, int 
   o.eval_budget = budget;
   CountingReward counted(reward);
   ObjectiveFn score = score_with(counted);
-  Placement polished = anneal_placement(problem, start, o, score);
+  Placement polished = anneal_placement(problem, start, o, score, start_latency);
   const double l = score(polished);
   evaluations += counted.count();
   if (l < start_latency) return {std::move(polished), l};
@@ -774,16 +774,24 @@ std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config, std::string name, 
       [config](const Problem& problem, Reward& reward, const PlaceOptions& options, const EpisodeCallback& on_episode) {
         HsdagConfig c = config;
         c.seed = options.seed;
-        // An evaluation budget sets the episodes: the references and the greedy answer count too.
+        // An evaluation budget sets the episodes: the references and the greedy answer count too,
+        // and so does the polish (a quarter of the budget at most; it scores its answer once more).
         if (options.eval_budget > 0) {
           const std::int64_t one_episode = c.samples + problem.num_devices() + 1;
+          std::int64_t training = options.eval_budget;
+          if (c.refine_evals > 0) {
+            const std::int64_t polish =
+                std::min<std::int64_t>({c.refine_evals + 1, options.eval_budget / 4, options.eval_budget - one_episode});
+            c.refine_evals = static_cast<int>(std::max<std::int64_t>(0, polish - 1));
+            training -= c.refine_evals > 0 ? c.refine_evals + 1 : 0;
+          }
           if (options.eval_budget < one_episode)
             throw Error("", problem.graph().name(),
                         "HSDAG: a budget of " + std::to_string(options.eval_budget) +
                             " evaluations is less than one episode (" + std::to_string(c.samples) + " samples + " +
                             std::to_string(problem.num_devices()) +
                             " single-device references + its answer = " + std::to_string(one_episode) + ")");
-          c.episodes = static_cast<int>((options.eval_budget - problem.num_devices() - 1) / c.samples);
+          c.episodes = static_cast<int>((training - problem.num_devices() - 1) / c.samples);
         }
         return train_hsdag(problem, reward, c, on_episode);
       },
