@@ -52,6 +52,9 @@ struct PeerConfig {
   double lr = 3e-3;
   int episodes = 100;
   int samples = 20;               // placements (Placeto: sweeps) sampled per episode
+  // placeto: when set, training stops before an episode whose sweeps (each step evaluated, at
+  // worst) could take the evaluations, the greedy answer's included, past this budget.
+  std::int64_t eval_budget = 0;
   double entropy_weight = 0.01;   // per decision (the entropy is summed over decisions)
   double baseline_decay = 0.9;    // placeto: moving average of each step's return
   double advantage_floor = 0.02;  // rewards are centred on the batch and divided by max(spread, this)

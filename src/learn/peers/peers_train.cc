@@ -418,12 +418,20 @@ std::vector<PeerResult> train_placeto_multi(const std::vector<RewardTask>& uncou
 
   const int K = cfg.samples;
   int run_episodes = 0;
+  // The most the greedy answers can cost (one sweep per graph), kept out of the budget's reach.
+  std::int64_t answers = 0;
+  for (const auto& g : graphs) answers += 1 + g.G;
   for (; st.episode < cfg.episodes; ++st.episode) {
     if (cfg.stop_after > 0 && run_episodes >= cfg.stop_after) break;
     const auto t_ep = std::chrono::steady_clock::now();
     const int task = st.episode % static_cast<int>(graphs.size());
     PlacetoGraph& g = graphs[task];
     const int G = g.G;
+    if (cfg.eval_budget > 0) {
+      std::int64_t spent = 0;
+      for (const auto& c : counters) spent += c->count();
+      if (spent + 1 + static_cast<std::int64_t>(K) * G + answers > cfg.eval_budget) break;
+    }
     net->train();
     Sweep s = run_sweep(net, g, K, false, cfg);
     // Per-step returns of the improvements, their per-step baselines, advantages.
@@ -589,6 +597,36 @@ void apply_peer_override(PeerConfig& c, const std::string& assignment) {
                     "gamma, floor, overflow_penalty, max_groups, chains, merge, colocate)", ErrorKind::not_found);
 }
 
+namespace {
+
+// The configured episodes, or fewer where they would take training past `budget` evaluations
+// (the single-device references and the policy's answer included). A Placeto sweep evaluates
+// only the steps that change the placement, so Placeto keeps its episodes and stops on what it
+// has spent (PeerConfig::eval_budget). Throws Error when not even one episode fits at worst, as
+// HSDAG does.
+int episodes_within(const Problem& problem, PeerConfig& c, std::int64_t budget) {
+  std::int64_t per_episode = c.samples, answer = 1;
+  if (c.algo == PeerMethod::placeto) {
+    const std::int64_t G = cap_groups(problem.graph(), coarsen(problem.graph(), c.coarsen), c.max_groups).num_groups();
+    per_episode = 1 + c.samples * G;  // at worst: the sweeps' start, then one evaluation per step
+    answer = 1 + G;                   // the greedy sweep
+  }
+  const std::int64_t fixed = problem.num_devices() + answer;
+  if (budget < fixed + per_episode)
+    throw Error("", problem.graph().name(),
+                std::string(peer_method_name(c.algo)) + ": a budget of " + std::to_string(budget) +
+                    " evaluations is less than one episode (" + std::to_string(per_episode) + " at most) plus " +
+                    std::to_string(problem.num_devices()) + " single-device references and its answer (" +
+                    std::to_string(answer) + ")");
+  if (c.algo == PeerMethod::placeto) {
+    c.eval_budget = budget;
+    return c.episodes;
+  }
+  return static_cast<int>(std::min<std::int64_t>((budget - fixed) / per_episode, c.episodes));
+}
+
+}  // namespace
+
 std::unique_ptr<Placer> make_peer_placer(PeerConfig config) {
   const std::string name = peer_method_name(config.algo);
   const int episodes = config.episodes;
@@ -597,6 +635,10 @@ std::unique_ptr<Placer> make_peer_placer(PeerConfig config) {
                                        const EpisodeCallback& on_episode) -> TrainResult {
                                 PeerConfig c = config;
                                 c.seed = options.seed;
+                                // An evaluation budget caps the episodes (a loaded policy placing
+                                // zero-shot stays untrained).
+                                if (options.eval_budget > 0 && (c.init_policy.empty() || c.episodes > 0))
+                                  c.episodes = episodes_within(problem, c, options.eval_budget);
                                 return train_peer(problem, reward, c, on_episode);
                               });
 }
