@@ -215,6 +215,15 @@ TEST(Hsdag, PolicyTrainedOnSeveralGraphsPlacesAnUnseenOne) {
   TrainResult unseen = train_hsdag(pu, ru, zero);
   EXPECT_EQ(static_cast<int>(unseen.best.size()), pu.num_ops());
   EXPECT_TRUE(std::isfinite(unseen.greedy_latency));
+  // Through the placer, a budget does not turn the zero-shot answer into a training run.
+  PlaceOptions loaded;
+  loaded.learned.policy_file = policy;
+  loaded.eval_budget = 500;
+  const ComparisonRow row =
+      run_placer(pb, "hsdag", loaded, [&] { return all_placers().make(pb, "hsdag", loaded); });
+  EXPECT_TRUE(row.error.empty()) << row.error;
+  EXPECT_EQ(row.placement, train_hsdag(pb, rb, zero).greedy);
+  EXPECT_LE(row.evaluations, pb.num_devices() + 1);  // the references and the answer
   Problem three(u.graph, load_cluster("nvlink4"));  // 5 devices, not 2
   SimulatedReward r3(three);
   try {

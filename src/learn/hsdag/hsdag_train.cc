@@ -776,7 +776,8 @@ std::unique_ptr<Placer> make_hsdag_placer(HsdagConfig config, std::string name, 
         c.seed = options.seed;
         // An evaluation budget sets the episodes: the references and the greedy answer count too,
         // and so does the polish (a quarter of the budget at most; it scores its answer once more).
-        if (options.eval_budget > 0) {
+        // A loaded policy placing zero-shot stays untrained.
+        if (options.eval_budget > 0 && (c.init_policy.empty() || c.episodes > 0)) {
           const std::int64_t one_episode = c.samples + problem.num_devices() + 1;
           std::int64_t training = options.eval_budget;
           if (c.refine_evals > 0) {
