@@ -109,6 +109,9 @@ ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective, bool rollout_fea
   if (links_) rank_order_ = decisions_;
   cand_.resize(D_);
   if (!oct_.empty() && rollout_features_) heft_placement();  // once, shared by the copies
+  if (objective == Objective::simulator)
+    for (const Device& dev : p.cluster().devices)
+      if (dev.memory_bytes > 0 && !live_fresh_) live_fresh_.emplace(p);
   reset();
 }
 
@@ -186,6 +189,7 @@ void ScheduleEnv::reset() {
   stream_free_.assign(D_, 0);
   busy_.assign(D_, 0);
   ledger_.emplace(p_, edges_);
+  if (live_fresh_) live_.emplace(*live_fresh_);
   if (contiguity_) contiguity_->reset();
   cand_for_ = rollout_for_ = -1;
   run_start_ = -1;
@@ -248,7 +252,7 @@ void ScheduleEnv::evaluate_current() const {
     Candidate& c = cand_[d];
     c.time = kernel_time(v, d);
     c.runs = c.time < kInfeasibleTime;
-    c.fits = c.runs && ledger_->fits(v, d, device_);
+    c.fits = c.runs && (ledger_->fits(v, d, device_) || (live_ && live_->fits(v, d, device_)));
     c.ready = links_ ? linked_ready(v, d, false) : edges_.data_ready(v, d, device_, finish_);
     const double kernel = c.runs ? stream_part(v, d) : 0.0, launch = c.time - kernel;
     c.start = links_ && c.runs ? earliest_slot(device_busy_[d], c.ready, launch, p_.wake_time(d))
@@ -627,6 +631,7 @@ void ScheduleEnv::commit(int v, int d, double start, double time) {
   if (links_) occupy(device_busy_[d], start, launched_[v]);
   busy_[d] += time;
   ledger_->commit(v, d, device_);
+  if (live_) live_->commit(v, d, device_);
 }
 
 void ScheduleEnv::step(int d) {

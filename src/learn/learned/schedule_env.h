@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "cost/cost_model.h"
+#include "learn/learned/live_memory.h"
 #include "learn/representation/contiguity_mask.h"
 #include "place/list_schedule.h"
 #include "place/tarnawski_segments.h"
@@ -215,6 +216,8 @@ class ScheduleEnv {
   // linked_ready's scratch: (timeline, start) to undo; a timeline is a link, or -1 - d for device d's worker
   mutable std::vector<std::pair<int, double>> booked_;
   std::optional<MemoryLedger> ledger_;  // rebuilt by reset()
+  // Where the ledger's bound (nothing released) finds no room: the bound no timing can break.
+  std::optional<LiveMemoryBound> live_fresh_, live_;
   std::vector<char> decides_;  // per op: takes a decision (under tarnawski, with its unit)
   // With links_, the decision order follows the estimated schedule.
   struct Ready {
