@@ -37,16 +37,12 @@ LiveMemoryBound::LiveMemoryBound(const Problem& p) : problem_(p), D_(p.num_devic
   // Strict descendants and ancestors of every op (indices are a topological order).
   std::vector<std::uint64_t> desc(static_cast<std::size_t>(n) * W, 0), anc(static_cast<std::size_t>(n) * W, 0);
   for (int u = n - 1; u >= 0; --u)
-    for (int t : g.op(u).outputs)
-      for (int w : g.tensor(t).consumers) {
-        if (w == u) continue;
-        set(row(desc, u, W), w);
-        for (int k = 0; k < W; ++k) row(desc, u, W)[k] |= row(desc, w, W)[k];
-      }
+    for (int w : g.succs(u)) {
+      set(row(desc, u, W), w);
+      for (int k = 0; k < W; ++k) row(desc, u, W)[k] |= row(desc, w, W)[k];
+    }
   for (int v = 0; v < n; ++v)
-    for (int t : g.op(v).inputs) {
-      const int u = g.tensor(t).producer;
-      if (u < 0 || u == v) continue;
+    for (int u : g.preds(v)) {
       set(row(anc, v, W), u);
       for (int k = 0; k < W; ++k) row(anc, v, W)[k] |= row(anc, u, W)[k];
     }
@@ -128,9 +124,8 @@ bool LiveMemoryBound::fits(int v, int d, const std::vector<int>& device) const {
   for (int t : scratch_) added += rel_->bytes[t];
   if (max_load_[d] + added > room) {
     // Each op of d at which one of v's tensors could be alive, with all of them that could.
-    bool ok = true;
     const std::uint64_t* on = ops_on_[d].data();
-    for (int k = 0; k < W && ok; ++k) {
+    for (int k = 0; k < W; ++k) {
       std::uint64_t any = 0;
       for (int t : scratch_) any |= row(rel_->alive_at_op, t, W)[k];
       for (std::uint64_t m = any & on[k]; m; m &= m - 1) {
@@ -138,13 +133,9 @@ bool LiveMemoryBound::fits(int v, int d, const std::vector<int>& device) const {
         std::int64_t b = op_load_[u];
         for (int t : scratch_)
           if ((row(rel_->alive_at_op, t, W)[k] >> bit) & 1) b += rel_->bytes[t];
-        if (b > room) {
-          ok = false;
-          break;
-        }
+        if (b > room) return false;
       }
     }
-    if (!ok) return false;
     for (const Copy& c : copies_[d]) {
       std::int64_t b = c.load;
       for (int t : scratch_)

@@ -109,9 +109,10 @@ ScheduleEnv::ScheduleEnv(const Problem& p, Objective objective, bool rollout_fea
   if (links_) rank_order_ = decisions_;
   cand_.resize(D_);
   if (!oct_.empty() && rollout_features_) heft_placement();  // once, shared by the copies
-  if (objective == Objective::simulator)
-    for (const Device& dev : p.cluster().devices)
-      if (dev.memory_bytes > 0 && !live_fresh_) live_fresh_.emplace(p);
+  const auto& devices = p.cluster().devices;
+  if (objective == Objective::simulator &&
+      std::any_of(devices.begin(), devices.end(), [](const Device& dev) { return dev.memory_bytes > 0; }))
+    live_fresh_.emplace(p);
   reset();
 }
 

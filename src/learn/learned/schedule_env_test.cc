@@ -431,12 +431,6 @@ TEST(ScheduleEnv, TheCutPointChoiceComesWithinFivePercentOfTheDpOnThePublishedGr
   }
 }
 
-}  // namespace
-}  // namespace devplace
-
-namespace devplace {
-namespace {
-
 // The live-memory bound by hand: a chain a -> b -> c -> d of 100-byte tensors on the gpu. At each
 // op's start its input and its output could be alive, and d's output stays (a graph output):
 // 200 bytes, where keeping everything to the end says 400. With 250 bytes the whole chain fits
@@ -474,8 +468,8 @@ TEST(LiveMemoryBound, CountsOnlyTensorsThatCouldBeAliveAtEachAllocation) {
 }
 
 // Never below the simulator's peak, whatever the schedule: HEFT's and the rollout's placements of
-// BERT-base on nvlink4 (0.5 GiB GPUs) and of Inception-V3, each device's bound at or above the
-// simulated peak; where the ledger keeps everything, ResNet-50's bound is far lower.
+// the three bundled models on nvlink4 (0.5 GiB GPUs, which BERT-base's weights nearly fill),
+// each device's bound at or above the simulated peak, and the rollout's placements feasible.
 TEST(LiveMemoryBound, NeverBelowTheSimulatedPeak) {
   for (const char* name : {"bert_base", "inception_v3", "resnet50"}) {
     Model m = load_model(name);

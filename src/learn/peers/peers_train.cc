@@ -599,12 +599,12 @@ void apply_peer_override(PeerConfig& c, const std::string& assignment) {
 
 namespace {
 
-// The configured episodes, or fewer where they would take training past `budget` evaluations
-// (the single-device references and the policy's answer included). A Placeto sweep evaluates
-// only the steps that change the placement, so Placeto keeps its episodes and stops on what it
-// has spent (PeerConfig::eval_budget). Throws Error when not even one episode fits at worst, as
-// HSDAG does.
-int episodes_within(const Problem& problem, PeerConfig& c, std::int64_t budget) {
+// Fits c's training within `budget` evaluations (the single-device references and the policy's
+// answer included): fewer episodes where the configured ones would pass it. A Placeto sweep
+// evaluates only the steps that change the placement, so Placeto keeps its episodes and stops on
+// what it has spent (PeerConfig::eval_budget). Throws Error when not even one episode fits at
+// worst, as HSDAG does.
+void fit_to_budget(const Problem& problem, PeerConfig& c, std::int64_t budget) {
   std::int64_t per_episode = c.samples, answer = 1;
   if (c.algo == PeerMethod::placeto) {
     const std::int64_t G = cap_groups(problem.graph(), coarsen(problem.graph(), c.coarsen), c.max_groups).num_groups();
@@ -618,11 +618,10 @@ int episodes_within(const Problem& problem, PeerConfig& c, std::int64_t budget) 
                     " evaluations is less than one episode (" + std::to_string(per_episode) + " at most) plus " +
                     std::to_string(problem.num_devices()) + " single-device references and its answer (" +
                     std::to_string(answer) + ")");
-  if (c.algo == PeerMethod::placeto) {
+  if (c.algo == PeerMethod::placeto)
     c.eval_budget = budget;
-    return c.episodes;
-  }
-  return static_cast<int>(std::min<std::int64_t>((budget - fixed) / per_episode, c.episodes));
+  else
+    c.episodes = static_cast<int>(std::min<std::int64_t>((budget - fixed) / per_episode, c.episodes));
 }
 
 }  // namespace
@@ -638,7 +637,7 @@ std::unique_ptr<Placer> make_peer_placer(PeerConfig config) {
                                 // An evaluation budget caps the episodes (a loaded policy placing
                                 // zero-shot stays untrained).
                                 if (options.eval_budget > 0 && (c.init_policy.empty() || c.episodes > 0))
-                                  c.episodes = episodes_within(problem, c, options.eval_budget);
+                                  fit_to_budget(problem, c, options.eval_budget);
                                 return train_peer(problem, reward, c, on_episode);
                               });
 }
