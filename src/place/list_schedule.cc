@@ -164,7 +164,7 @@ std::vector<double> optimistic_costs(const Problem& p, const EdgeCosts& edges) {
       for (int d = 0; d < D; ++d) {
         double best = kInfeasibleTime;
         for (int x = 0; x < D; ++x) {
-          const double t = p.op_time(s, x);
+          const double t = p.task_time(s, x, p.op_time(s, x));
           if (t < kInfeasibleTime) best = std::min(best, oct[static_cast<std::size_t>(s) * D + x] + t + edges.cost(e, d, x));
         }
         double& here = oct[static_cast<std::size_t>(v) * D + d];

@@ -93,7 +93,8 @@ std::vector<double> upward_ranks(const Problem& problem, const EdgeCosts& edges)
 //   oct(v, d) = max over data edges v -> s of min over devices d' that run s of
 //               oct(s, d') + op_time(s, d') + (edge cost from d to d'),   0 at the exits:
 // how long the longest path after v still takes at best when v runs on d, every later op on its
-// best device and no device ever busy. A list scheduler that minimises finish + oct looks past
+// best device and no device ever busy. Under an execution model op_time is what the worker
+// spends on the op (Problem::task_time), so that the table stays a lower bound of every schedule. A list scheduler that minimises finish + oct looks past
 // the op at hand (e.g. a tail op that is quick on the CPU but leaves its consumers there).
 std::vector<double> optimistic_costs(const Problem& problem, const EdgeCosts& edges);
 
