@@ -44,13 +44,13 @@ void chained_log_probs(const float* row, int devices, double stay, int parent_de
 }
 
 std::vector<int> sample_chained(const float* logits, const std::vector<int>& row_of, const std::vector<int>& parent,
-                                int devices, double stay, std::mt19937_64& rng) {
+                                int devices, const std::vector<double>& stay, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> unif(0.0, 1.0);
   const int n = static_cast<int>(row_of.size());
   std::vector<int> device(n);
   std::vector<double> logp(devices);
   for (int v = 0; v < n; ++v) {
-    chained_log_probs(logits + static_cast<std::size_t>(row_of[v]) * devices, devices, stay,
+    chained_log_probs(logits + static_cast<std::size_t>(row_of[v]) * devices, devices, stay[v],
                       parent[v] < 0 ? -1 : device[parent[v]], logp.data());
     const double x = unif(rng);
     double acc = 0;
@@ -66,7 +66,7 @@ std::vector<int> sample_chained(const float* logits, const std::vector<int>& row
 }
 
 std::vector<int> most_likely_chained(const float* logits, const std::vector<int>& row_of,
-                                     const std::vector<int>& parent, int devices, double stay) {
+                                     const std::vector<int>& parent, int devices, const std::vector<double>& stay) {
   const int n = static_cast<int>(row_of.size()), D = devices;
   // below[v * D + d]: the best log-probability of v's descendants given v on d.
   std::vector<double> below(static_cast<std::size_t>(n) * D, 0.0), logp(D);
@@ -74,7 +74,7 @@ std::vector<int> most_likely_chained(const float* logits, const std::vector<int>
     if (parent[v] < 0) continue;
     const float* row = logits + static_cast<std::size_t>(row_of[v]) * D;
     for (int e = 0; e < D; ++e) {  // the parent's device
-      chained_log_probs(row, D, stay, e, logp.data());
+      chained_log_probs(row, D, stay[v], e, logp.data());
       double best = -INFINITY;
       for (int d = 0; d < D; ++d) best = std::max(best, logp[d] + below[static_cast<std::size_t>(v) * D + d]);
       below[static_cast<std::size_t>(parent[v]) * D + e] += best;
@@ -82,7 +82,7 @@ std::vector<int> most_likely_chained(const float* logits, const std::vector<int>
   }
   std::vector<int> device(n);
   for (int v = 0; v < n; ++v) {  // parents (lower indices) before their children
-    chained_log_probs(logits + static_cast<std::size_t>(row_of[v]) * D, D, stay,
+    chained_log_probs(logits + static_cast<std::size_t>(row_of[v]) * D, D, stay[v],
                       parent[v] < 0 ? -1 : device[parent[v]], logp.data());
     int best = 0;
     for (int d = 1; d < D; ++d)

@@ -1,8 +1,8 @@
 // Chained decisions (beyond the paper; HsdagConfig::stay): every coarse node picks its device
 // given the device of its main parent, p(d | parent on e) proportional to
-// exp(logit(d) + stay * [d == e]). A sample is then made of regions that share a device rather
-// than of independent choices per node, whose every early sample crosses between devices at
-// about half the edges. The parents form a forest, so the joint probability factorises and its
+// exp(logit(d) + stay_v * [d == e]), stay_v the node's stay bonus. A sample is then made of
+// regions that share a device rather than of independent choices per node, whose every early
+// sample crosses between devices at about half the edges. The parents form a forest, so the joint probability factorises and its
 // most likely assignment is exact. Torch-free: logits are plain row-major floats.
 #pragma once
 
@@ -23,12 +23,12 @@ std::vector<int> main_parents(const Graph& graph, const Coarsening& coarse);
 void chained_log_probs(const float* row, int devices, double stay, int parent_device, double* out);
 
 // One device per coarse node, drawn in index order (a topological order): node v from the row
-// logits[row_of[v] * devices ...] with `stay` added to its parent's device.
+// logits[row_of[v] * devices ...] with stay[v] added to its parent's device.
 std::vector<int> sample_chained(const float* logits, const std::vector<int>& row_of, const std::vector<int>& parent,
-                                int devices, double stay, std::mt19937_64& rng);
+                                int devices, const std::vector<double>& stay, std::mt19937_64& rng);
 
 // The most likely joint assignment under the same model (max-product over the forest).
 std::vector<int> most_likely_chained(const float* logits, const std::vector<int>& row_of,
-                                     const std::vector<int>& parent, int devices, double stay);
+                                     const std::vector<int>& parent, int devices, const std::vector<double>& stay);
 
 }  // namespace devplace

@@ -49,12 +49,12 @@ TEST(ChainedDecisions, TheMainParentIsThePredecessorThatSendsTheMostBytes) {
 }
 
 // The joint log-probability of an assignment under the chained model.
-double joint(const std::vector<float>& logits, const std::vector<int>& parent, int D, double stay,
+double joint(const std::vector<float>& logits, const std::vector<int>& parent, int D, const std::vector<double>& stay,
              const std::vector<int>& device) {
   double total = 0;
   std::vector<double> lp(D);
   for (std::size_t v = 0; v < device.size(); ++v) {
-    chained_log_probs(&logits[v * D], D, stay, parent[v] < 0 ? -1 : device[parent[v]], lp.data());
+    chained_log_probs(&logits[v * D], D, stay[v], parent[v] < 0 ? -1 : device[parent[v]], lp.data());
     total += lp[device[v]];
   }
   return total;
@@ -68,7 +68,11 @@ TEST(ChainedDecisions, TheMostLikelyAssignmentIsTheJointMaximum) {
   std::normal_distribution<float> noise(0.0f, 1.5f);
   std::vector<int> row_of(N);
   for (int v = 0; v < N; ++v) row_of[v] = v;
-  for (const double stay : {0.0, 0.7, 2.0, 5.0}) {
+  for (const double s : {0.0, 0.7, 2.0, 5.0}) {
+    // Each node its own bonus (as a learned stay gives them): s, 1.5 s, 0.5 s in turn.
+    const double factor[3] = {1.0, 1.5, 0.5};
+    std::vector<double> stay(N);
+    for (int v = 0; v < N; ++v) stay[v] = s * factor[v % 3];
     for (int trial = 0; trial < 20; ++trial) {
       std::vector<float> logits(N * D);
       for (float& l : logits) l = noise(rng);
@@ -79,7 +83,7 @@ TEST(ChainedDecisions, TheMostLikelyAssignmentIsTheJointMaximum) {
         for (int v = 0, c = code; v < N; ++v, c /= D) a[v] = c % D;
         best = std::max(best, joint(logits, parent, D, stay, a));
       }
-      EXPECT_NEAR(joint(logits, parent, D, stay, got), best, 1e-9) << "stay " << stay << " trial " << trial;
+      EXPECT_NEAR(joint(logits, parent, D, stay, got), best, 1e-9) << "stay " << s << " trial " << trial;
     }
   }
 }
@@ -94,7 +98,7 @@ TEST(ChainedDecisions, SamplesStayOnTheParentsDeviceAsOftenAsTheModelSays) {
   std::mt19937_64 rng(1);
   long long stays = 0, decisions = 0, first_on_one = 0;
   for (int k = 0; k < 200; ++k) {
-    const std::vector<int> d = sample_chained(logits.data(), row_of, parent, D, 2.0, rng);
+    const std::vector<int> d = sample_chained(logits.data(), row_of, parent, D, std::vector<double>(N, 2.0), rng);
     first_on_one += d[0];
     for (int v = 1; v < N; ++v) stays += d[v] == d[v - 1], ++decisions;
   }
@@ -103,7 +107,7 @@ TEST(ChainedDecisions, SamplesStayOnTheParentsDeviceAsOftenAsTheModelSays) {
   // Without the bonus every node decides alone.
   stays = decisions = 0;
   for (int k = 0; k < 200; ++k) {
-    const std::vector<int> d = sample_chained(logits.data(), row_of, parent, D, 0.0, rng);
+    const std::vector<int> d = sample_chained(logits.data(), row_of, parent, D, std::vector<double>(N, 0.0), rng);
     for (int v = 1; v < N; ++v) stays += d[v] == d[v - 1], ++decisions;
   }
   EXPECT_NEAR(static_cast<double>(stays) / decisions, 0.5, 0.01);

@@ -68,6 +68,12 @@ struct HsdagConfig {
   // (0.88 on two devices). 0 = off (independent decisions, the paper's). Not under a
   // feasibility mask (the Tarnawski objective), which decides node by node.
   double stay = 2;
+  // Beyond the paper: each node's stay bonus is `stay` plus a term the network learns from the
+  // node's embedding (0 at first), so that the policy can learn to keep a region together on
+  // whichever device its parent drew. With a fixed bonus it can only do that by favouring one
+  // named device at every node, and on alike devices (four alike GPUs) regions then settle on
+  // different ones. false: the fixed bonus.
+  bool learn_stay = true;
   RewardKind reward = RewardKind::speedup;  // policy_gradient.h: speed-up over the best single device, or 1 ms / latency
   double overflow_penalty = 1.0;   // infeasible: reward -this * (1 + Evaluation::violation)
   // Under the Tarnawski objective, sample only feasible placements: coarse nodes decide in

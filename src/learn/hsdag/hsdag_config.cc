@@ -28,7 +28,7 @@ HsdagConfig hsdag_preset(const std::string& name) {
     c.features = FeatureOptions{};
     c.refine_evals = 0;
     c.reparse_kl = 0;
-    c.stay = 0;
+    c.stay = 0, c.learn_stay = false;
     return c;
   }
   throw Error("", "", "unknown HSDAG preset '" + name + "' (known: default, paper)", ErrorKind::not_found);
@@ -136,6 +136,8 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     c.start_share = num();
   else if (key == "stay")
     c.stay = num();
+  else if (key == "learn_stay")
+    c.learn_stay = flag();
   else if (key == "reparse_kl")
     c.reparse_kl = num();
   else if (key == "tarnawski_chains")
@@ -148,7 +150,7 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
                     "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, imitate_steps, demonstration, "
                     "demonstration_margin, "
                     "imitate_share, "
-                    "tarnawski_chains, reparse_kl, stay)", ErrorKind::not_found);
+                    "tarnawski_chains, reparse_kl, stay, learn_stay)", ErrorKind::not_found);
 }
 
 }  // namespace devplace

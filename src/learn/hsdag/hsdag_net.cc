@@ -54,6 +54,13 @@ HsdagNetImpl::HsdagNetImpl(const HsdagNetSpec& spec)
     node1_ = register_module("node1", torch::nn::Linear(hidden, hidden));
     node2_ = register_module("node2", torch::nn::Linear(hidden, devices));
   }
+  if (spec.learn_stay) {
+    // Zero at first: the untrained policy is the fixed bonus's.
+    stay_ = register_module("stay", torch::nn::Linear(hidden, 1));
+    torch::NoGradGuard no_grad;
+    stay_->weight.zero_();
+    stay_->bias.zero_();
+  }
 }
 
 void HsdagNetImpl::lean_towards(int device, double log_odds) {
@@ -152,6 +159,7 @@ NetOutput HsdagNetImpl::forward(const torch::Tensor& x, const GraphTensors& grap
                  node2_->forward(torch::relu(node1_->forward(node_h)));
     std::iota(group_of_node.begin(), group_of_node.end(), 0);
   }
+  if (stay_) out.stay = stay_->forward(node_h).squeeze(1);
   out.unit_of_node = std::move(group_of_node);
   return out;
 }

@@ -26,6 +26,9 @@ struct NetOutput {
   std::vector<int> unit_of_node;  // coarse node -> decision unit (its group, or itself)
   int groups = 0;                 // groups the pooling made
   Parse parse;                    // how it grouped (pass back to forward to keep it)
+  // [coarse nodes]: what the network adds to each node's stay bonus (HsdagConfig::learn_stay);
+  // undefined where the bonus is fixed.
+  torch::Tensor stay;
 };
 
 // The network's sizes and switches (HsdagConfig's network fields, plus the input width and the
@@ -41,6 +44,7 @@ struct HsdagNetSpec {
   double dropout = 0.0;
   bool node_policy = true;
   bool mutual = true;
+  bool learn_stay = false;
 };
 
 class HsdagNetImpl : public torch::nn::Module {
@@ -58,6 +62,7 @@ class HsdagNetImpl : public torch::nn::Module {
   int pool_levels_, pool_gcn_layers_;
   double threshold_, dropout_;
   bool node_policy_, mutual_;
+  torch::nn::Linear stay_{nullptr};  // a node's embedding -> its stay term (learn_stay)
   torch::nn::Linear node1_{nullptr}, node2_{nullptr};
   torch::nn::Linear in1_{nullptr}, in2_{nullptr}, score1_{nullptr}, score2_{nullptr}, pol1_{nullptr}, pol2_{nullptr};
   torch::nn::ModuleList gcn_, pool_gcn_;

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <random>
 #include <sstream>
 
@@ -51,6 +52,7 @@ HsdagNet make_net(const Prepared& p, int devices, const HsdagConfig& c) {
   spec.gcn_layers = c.gcn_layers, spec.pool_gcn_layers = c.pool_gcn_layers, spec.pool_levels = c.pool_levels;
   spec.edge_threshold = c.edge_threshold, spec.dropout = c.dropout;
   spec.node_policy = c.node_policy, spec.mutual = c.mutual_dominance;
+  spec.learn_stay = c.learn_stay && c.stay > 0;
   return HsdagNet(spec);
 }
 
@@ -162,7 +164,14 @@ std::pair<Placement, double> refine(const Problem& problem, Reward& reward, int 
 
 // The network's shape, stored with a policy so that loading it elsewhere is checked.
 std::vector<int64_t> policy_shape(int features, int devices, const HsdagConfig& c) {
-  return {features, devices, c.hidden, c.gcn_layers, c.pool_gcn_layers, c.pool_levels, c.node_policy ? 1 : 0};
+  return {features,
+          devices,
+          c.hidden,
+          c.gcn_layers,
+          c.pool_gcn_layers,
+          c.pool_levels,
+          c.node_policy ? 1 : 0,
+          c.learn_stay && c.stay > 0 ? 1 : 0};
 }
 
 void save_policy(const std::string& path, HsdagNet& net, int features, int devices, const HsdagConfig& c) {
@@ -182,6 +191,11 @@ void load_policy(const std::string& path, HsdagNet& net, int features, int devic
     ar.read("hsdag_policy_shape", t);
     const std::vector<int64_t> want = policy_shape(features, devices, c);
     std::vector<int64_t> have(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
+    if (have.size() == 7) have.push_back(0);  // saved before the stay bonus could be learned
+    if (have.size() == want.size() && std::equal(have.begin(), have.end() - 1, want.begin()) && have.back() != want.back())
+      throw Error(path, "",
+                  std::string("this HSDAG policy was trained ") + (have.back() ? "with" : "without") +
+                      " a learned stay bonus: load it with --set learn_stay=" + (have.back() ? "true" : "false"));
     if (have != want)
       throw Error(path, "",
                   "this HSDAG policy was made for " + std::to_string(have.empty() ? 0 : have[0]) +
@@ -252,19 +266,19 @@ void clipped_updates(HsdagNet& net, torch::optim::Adam& opt, const Task& task, c
 }
 
 // clipped_updates for decisions whose distribution differs per sample (a feasibility mask, or
-// chained decisions): logp_of maps the units' logits to [samples, nodes, devices]
+// chained decisions): logp_of maps the network's output to [samples, nodes, devices]
 // log-probabilities, read once before the steps (the sampling policy) and at every step.
 void per_sample_updates(HsdagNet& net, torch::optim::Adam& opt, const Task& task, const NetOutput& sampled,
                         const HsdagConfig& cfg, double entropy_weight,
-                        const std::function<torch::Tensor(const torch::Tensor& logits)>& logp_of,
+                        const std::function<torch::Tensor(const NetOutput& out)>& logp_of,
                         const torch::Tensor& actions, const torch::Tensor& adv, double& kl, double& entropy) {
   torch::Tensor old_logp;
   {
     torch::NoGradGuard no_grad;
-    old_logp = logp_of(sampled.logits);
+    old_logp = logp_of(sampled);
   }
   clipped_updates(net, opt, task, sampled, cfg, kl, entropy, [&](const NetOutput& now, double& k, double& h) {
-    return ppo_loss_per_sample(logp_of(now.logits), old_logp, actions, adv, cfg.pg.clip, entropy_weight, k, h);
+    return ppo_loss_per_sample(logp_of(now), old_logp, actions, adv, cfg.pg.clip, entropy_weight, k, h);
   });
 }
 
@@ -335,16 +349,27 @@ void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const Ne
   auto a = torch::from_blob(actions.data(), {K, U}, torch::kLong);
   auto adv_t = torch::from_blob(const_cast<float*>(adv.data()), {K}, torch::kFloat);
   const auto blocked = allowed.logical_not();
-  auto logp_of = [&](const torch::Tensor& logits) {
+  auto logp_of = [&](const NetOutput& o) {
     // -1e9, not -inf: a blocked device then has probability 0 and adds 0 (not NaN) to the entropy.
-    return torch::log_softmax(logits.index_select(0, rows).unsqueeze(0).expand({K, U, D}).masked_fill(blocked, -1e9),
+    return torch::log_softmax(o.logits.index_select(0, rows).unsqueeze(0).expand({K, U, D}).masked_fill(blocked, -1e9),
                               2);
   };
   per_sample_updates(net, opt, task, out, cfg, entropy_weight, logp_of, a, adv_t, kl, entropy);
 }
 
+// Every coarse node's stay bonus under `out`: the configured one, plus the network's term where
+// it learns one (HsdagConfig::learn_stay).
+std::vector<double> node_stays(const NetOutput& out, double stay) {
+  std::vector<double> s(out.unit_of_node.size(), stay);
+  if (out.stay.defined()) {
+    const torch::Tensor learned = out.stay.detach().to(torch::kDouble).contiguous();
+    for (std::size_t v = 0; v < s.size(); ++v) s[v] += learned.data_ptr<double>()[v];
+  }
+  return s;
+}
+
 // One batch of chained decisions (HsdagConfig::stay, no feasibility mask): every coarse node
-// draws its device from its unit's logits plus `stay` on its main parent's device; the update
+// draws its device from its unit's logits plus its stay bonus on its main parent's device; the update
 // scores each sample's decisions given the parents' devices it drew. The demonstration (demo_k
 // >= 0) is the batch's last placement, its advantage clipped at zero.
 void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const NetOutput& out, std::mt19937_64& rng,
@@ -355,16 +380,17 @@ void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const N
   const std::vector<int>& parent = task.prep.parent;
   const torch::Tensor logits = out.logits.contiguous();
   std::vector<int64_t> actions(static_cast<std::size_t>(K) * N);
-  std::vector<float> bonus(static_cast<std::size_t>(K) * N * D, 0.0f);  // `stay` on each parent's device
+  std::vector<float> on_parent(static_cast<std::size_t>(K) * N * D, 0.0f);  // 1 on each parent's device
+  const std::vector<double> stays = node_stays(out, cfg.stay);
   std::vector<Placement> batch;
   for (int k = 0; k < K; ++k) {
     const std::vector<int> device =
         k == demo_k ? task.demo_node_device
-                    : sample_chained(logits.data_ptr<float>(), out.unit_of_node, parent, D, cfg.stay, rng);
+                    : sample_chained(logits.data_ptr<float>(), out.unit_of_node, parent, D, stays, rng);
     for (int v = 0; v < N; ++v) {
       const std::size_t i = static_cast<std::size_t>(k) * N + v;
       actions[i] = device[v];
-      if (parent[v] >= 0) bonus[i * D + device[parent[v]]] = static_cast<float>(cfg.stay);
+      if (parent[v] >= 0) on_parent[i * D + device[parent[v]]] = 1.0f;
     }
     batch.push_back(expand(task.prep.coarse, device));
   }
@@ -373,9 +399,13 @@ void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const N
   if (demo_k >= 0) adv[demo_k] = std::max(adv[demo_k], 0.0f);
   auto a = torch::from_blob(actions.data(), {K, N}, torch::kLong);
   auto adv_t = torch::from_blob(adv.data(), {K}, torch::kFloat);
-  auto bonus_t = torch::from_blob(bonus.data(), {K, N, D}, torch::kFloat);
+  auto on_parent_t = torch::from_blob(on_parent.data(), {K, N, D}, torch::kFloat);
   const torch::Tensor rows = unit_rows(out);
-  auto logp_of = [&](const torch::Tensor& l) { return torch::log_softmax(l.index_select(0, rows).unsqueeze(0) + bonus_t, 2); };
+  auto logp_of = [&](const NetOutput& o) {
+    torch::Tensor stay = torch::full({N}, cfg.stay, torch::kFloat);
+    if (o.stay.defined()) stay = stay + o.stay;
+    return torch::log_softmax(o.logits.index_select(0, rows).unsqueeze(0) + on_parent_t * stay.view({1, N, 1}), 2);
+  };
   per_sample_updates(net, opt, task, out, cfg, entropy_weight, logp_of, a, adv_t, kl, entropy);
 }
 
@@ -452,7 +482,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
       }
     }
   };
-  double kl = 0, entropy = 0;
+  double kl = 0, entropy = 0, stay = 0;
   // What the guard against regrouping (HsdagConfig::reparse_kl) restores when a step moved the
   // re-parsed policy too far.
   std::vector<torch::Tensor> snapshot;
@@ -466,6 +496,8 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
     masked_episode(net, opt, task, out, unif, rng, cfg, entropy_weight, score, rewards, kl, entropy);
   } else if (cfg.stay > 0) {
     chained_episode(net, opt, task, out, rng, cfg, entropy_weight, demo_k, score, rewards, kl, entropy);
+    const std::vector<double> stays = node_stays(out, cfg.stay);
+    stay = std::accumulate(stays.begin(), stays.end(), 0.0) / static_cast<double>(stays.size());
   } else {
     const int U = static_cast<int>(out.logits.size(0));  // decision units
     auto probs = old_logp.exp().contiguous();
@@ -523,6 +555,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   e.mean_reward = mr / (demo_k >= 0 ? K - 1 : K);
   e.entropy = entropy;
   e.groups = out.groups;
+  e.stay = stay;
   e.feasible_share = static_cast<double>(feasible) / (demo_k >= 0 ? K - 1 : K);
   e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ep).count();
   return e;
@@ -549,7 +582,8 @@ TrainResult finish_task(HsdagNet& net, Task& task, TaskState& ts, const HsdagCon
   } else if (cfg.stay > 0) {
     const torch::Tensor logits = out.logits.contiguous();
     r.greedy = expand(task.prep.coarse, most_likely_chained(logits.data_ptr<float>(), out.unit_of_node,
-                                                            task.prep.parent, task.problem->num_devices(), cfg.stay));
+                                                            task.prep.parent, task.problem->num_devices(),
+                                                            node_stays(out, cfg.stay)));
   } else {
     const torch::Tensor best_dev = out.logits.argmax(1).contiguous();
     r.greedy = placement_of(task, out.unit_of_node, best_dev.data_ptr<int64_t>());

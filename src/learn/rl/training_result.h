@@ -14,6 +14,9 @@ struct EpisodeLog {
   double mean_latency = 0, best_latency = 0, mean_reward = 0, entropy = 0, seconds = 0;
   double feasible_share = 1;  // of this episode's samples
   int groups = 0;
+  // HSDAG with chained decisions: the mean stay bonus over coarse nodes the batch was drawn
+  // with (HsdagConfig::stay, plus what the network learned); 0 for independent decisions.
+  double stay = 0;
 };
 
 // What a learner produced, each placement under its own name and with what it cost: latencies
