@@ -46,13 +46,16 @@ Prepared prepare(const Problem& problem, const HsdagConfig& cfg) {
   return p;
 }
 
+// Whether the network learns a stay term (only chained decisions have a stay bonus).
+bool learns_stay(const HsdagConfig& c) { return c.learn_stay && c.stay > 0; }
+
 HsdagNet make_net(const Prepared& p, int devices, const HsdagConfig& c) {
   HsdagNetSpec spec;
   spec.features = p.features.cols, spec.hidden = c.hidden, spec.devices = devices;
   spec.gcn_layers = c.gcn_layers, spec.pool_gcn_layers = c.pool_gcn_layers, spec.pool_levels = c.pool_levels;
   spec.edge_threshold = c.edge_threshold, spec.dropout = c.dropout;
   spec.node_policy = c.node_policy, spec.mutual = c.mutual_dominance;
-  spec.learn_stay = c.learn_stay && c.stay > 0;
+  spec.learn_stay = learns_stay(c);
   return HsdagNet(spec);
 }
 
@@ -171,7 +174,7 @@ std::vector<int64_t> policy_shape(int features, int devices, const HsdagConfig& 
           c.pool_gcn_layers,
           c.pool_levels,
           c.node_policy ? 1 : 0,
-          c.learn_stay && c.stay > 0 ? 1 : 0};
+          learns_stay(c) ? 1 : 0};
 }
 
 void save_policy(const std::string& path, HsdagNet& net, int features, int devices, const HsdagConfig& c) {
@@ -371,17 +374,19 @@ std::vector<double> node_stays(const NetOutput& out, double stay) {
 // One batch of chained decisions (HsdagConfig::stay, no feasibility mask): every coarse node
 // draws its device from its unit's logits plus its stay bonus on its main parent's device; the update
 // scores each sample's decisions given the parents' devices it drew. The demonstration (demo_k
-// >= 0) is the batch's last placement, its advantage clipped at zero.
+// >= 0) is the batch's last placement, its advantage clipped at zero. `mean_stay`: the nodes'
+// mean stay bonus the batch was drawn with.
 void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const NetOutput& out, std::mt19937_64& rng,
                      const HsdagConfig& cfg, double entropy_weight, int demo_k,
                      const std::function<void(std::vector<Placement>)>& score, const std::vector<double>& rewards,
-                     double& kl, double& entropy) {
+                     double& kl, double& entropy, double& mean_stay) {
   const int D = task.problem->num_devices(), K = cfg.samples, N = task.prep.coarse.num_groups();
   const std::vector<int>& parent = task.prep.parent;
   const torch::Tensor logits = out.logits.contiguous();
   std::vector<int64_t> actions(static_cast<std::size_t>(K) * N);
   std::vector<float> on_parent(static_cast<std::size_t>(K) * N * D, 0.0f);  // 1 on each parent's device
   const std::vector<double> stays = node_stays(out, cfg.stay);
+  mean_stay = std::accumulate(stays.begin(), stays.end(), 0.0) / static_cast<double>(stays.size());
   std::vector<Placement> batch;
   for (int k = 0; k < K; ++k) {
     const std::vector<int> device =
@@ -495,9 +500,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   if (task.mask) {
     masked_episode(net, opt, task, out, unif, rng, cfg, entropy_weight, score, rewards, kl, entropy);
   } else if (cfg.stay > 0) {
-    chained_episode(net, opt, task, out, rng, cfg, entropy_weight, demo_k, score, rewards, kl, entropy);
-    const std::vector<double> stays = node_stays(out, cfg.stay);
-    stay = std::accumulate(stays.begin(), stays.end(), 0.0) / static_cast<double>(stays.size());
+    chained_episode(net, opt, task, out, rng, cfg, entropy_weight, demo_k, score, rewards, kl, entropy, stay);
   } else {
     const int U = static_cast<int>(out.logits.size(0));  // decision units
     auto probs = old_logp.exp().contiguous();
