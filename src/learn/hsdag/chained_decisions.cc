@@ -31,10 +31,11 @@ std::vector<int> main_parents(const Graph& graph, const Coarsening& coarse) {
   return parent;
 }
 
-void chained_log_probs(const float* row, int devices, double stay, int parent_device, double* out) {
+void chained_log_probs(const float* row, int devices, double stay, int parent_device, double* out, double sibling,
+                       const int* siblings_on) {
   double top = -INFINITY;
   for (int d = 0; d < devices; ++d) {
-    out[d] = row[d] + (d == parent_device ? stay : 0.0);
+    out[d] = row[d] + (d == parent_device ? stay : 0.0) + (siblings_on ? sibling * siblings_on[d] : 0.0);
     top = std::max(top, out[d]);
   }
   double total = 0;
@@ -43,54 +44,97 @@ void chained_log_probs(const float* row, int devices, double stay, int parent_de
   for (int d = 0; d < devices; ++d) out[d] -= log_total;
 }
 
-std::vector<int> sample_chained(const float* logits, const std::vector<int>& row_of, const std::vector<int>& parent,
-                                int devices, const std::vector<double>& stay, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> unif(0.0, 1.0);
-  const int n = static_cast<int>(row_of.size());
-  std::vector<int> device(n);
-  std::vector<double> logp(devices);
+namespace {
+
+// Decides the coarse nodes in index order: node v takes pick(v, its log-probabilities).
+// Keeps, per parent, how many children are on each device, so each node sees its earlier siblings.
+template <class Pick>
+std::vector<int> decide_in_order(const float* logits, const std::vector<int>& row_of, const std::vector<int>& parent,
+                                 int devices, const ChainTerms& terms, Pick pick) {
+  const int n = static_cast<int>(row_of.size()), D = devices;
+  const bool siblings = !terms.sibling.empty();
+  std::vector<int> device(n), children_on(siblings ? static_cast<std::size_t>(n) * D : 0, 0);
+  std::vector<double> logp(D);
   for (int v = 0; v < n; ++v) {
-    chained_log_probs(logits + static_cast<std::size_t>(row_of[v]) * devices, devices, stay[v],
-                      parent[v] < 0 ? -1 : device[parent[v]], logp.data());
-    const double x = unif(rng);
-    double acc = 0;
-    int d = devices - 1;
-    for (int j = 0; j < devices; ++j)
-      if ((acc += std::exp(logp[j])) >= x) {
-        d = j;
-        break;
-      }
-    device[v] = d;
+    const int p = parent[v];
+    const int* on = siblings && p >= 0 ? &children_on[static_cast<std::size_t>(p) * D] : nullptr;
+    chained_log_probs(logits + static_cast<std::size_t>(row_of[v]) * D, D, terms.stay[v], p < 0 ? -1 : device[p],
+                      logp.data(), on ? terms.sibling[v] : 0.0, on);
+    device[v] = pick(v, logp);
+    if (on) ++children_on[static_cast<std::size_t>(p) * D + device[v]];
   }
   return device;
 }
 
+}  // namespace
+
+std::vector<int> earlier_siblings_on(const std::vector<int>& device, const std::vector<int>& parent, int devices) {
+  const std::size_t n = device.size();
+  std::vector<int> children_on(n * devices, 0), out(n * devices, 0);
+  for (std::size_t v = 0; v < n; ++v) {
+    if (parent[v] < 0) continue;
+    int* on = &children_on[static_cast<std::size_t>(parent[v]) * devices];
+    std::copy(on, on + devices, &out[v * devices]);
+    ++on[device[v]];
+  }
+  return out;
+}
+
+double chained_log_prob(const float* logits, const std::vector<int>& row_of, const std::vector<int>& parent,
+                        int devices, const ChainTerms& terms, const std::vector<int>& device) {
+  double total = 0;
+  decide_in_order(logits, row_of, parent, devices, terms, [&](int v, const std::vector<double>& logp) {
+    total += logp[device[v]];
+    return device[v];
+  });
+  return total;
+}
+
+std::vector<int> sample_chained(const float* logits, const std::vector<int>& row_of, const std::vector<int>& parent,
+                                int devices, const ChainTerms& terms, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> unif(0.0, 1.0);
+  return decide_in_order(logits, row_of, parent, devices, terms, [&](int, const std::vector<double>& logp) {
+    const double x = unif(rng);
+    double acc = 0;
+    for (int j = 0; j < devices; ++j)
+      if ((acc += std::exp(logp[j])) >= x) return j;
+    return devices - 1;
+  });
+}
+
 std::vector<int> most_likely_chained(const float* logits, const std::vector<int>& row_of,
-                                     const std::vector<int>& parent, int devices, const std::vector<double>& stay) {
+                                     const std::vector<int>& parent, int devices, const ChainTerms& terms) {
   const int n = static_cast<int>(row_of.size()), D = devices;
-  // below[v * D + d]: the best log-probability of v's descendants given v on d.
+  // below[v * D + d]: the best log-probability of v's descendants given v on d (sibling terms aside).
   std::vector<double> below(static_cast<std::size_t>(n) * D, 0.0), logp(D);
   for (int v = n - 1; v >= 0; --v) {  // children (higher indices) before their parents
     if (parent[v] < 0) continue;
     const float* row = logits + static_cast<std::size_t>(row_of[v]) * D;
     for (int e = 0; e < D; ++e) {  // the parent's device
-      chained_log_probs(row, D, stay[v], e, logp.data());
+      chained_log_probs(row, D, terms.stay[v], e, logp.data());
       double best = -INFINITY;
       for (int d = 0; d < D; ++d) best = std::max(best, logp[d] + below[static_cast<std::size_t>(v) * D + d]);
       below[static_cast<std::size_t>(parent[v]) * D + e] += best;
     }
   }
-  std::vector<int> device(n);
-  for (int v = 0; v < n; ++v) {  // parents (lower indices) before their children
-    chained_log_probs(logits + static_cast<std::size_t>(row_of[v]) * D, D, stay[v],
-                      parent[v] < 0 ? -1 : device[parent[v]], logp.data());
-    int best = 0;
-    for (int d = 1; d < D; ++d)
-      if (logp[d] + below[static_cast<std::size_t>(v) * D + d] > logp[best] + below[static_cast<std::size_t>(v) * D + best])
-        best = d;
-    device[v] = best;
-  }
-  return device;
+  // Parents (lower indices) before their children.
+  auto decide = [&](bool look_below) {
+    return decide_in_order(logits, row_of, parent, devices, terms, [&](int v, const std::vector<double>& lp) {
+      const double* b = &below[static_cast<std::size_t>(v) * D];
+      auto value = [&](int d) { return lp[d] + (look_below ? b[d] : 0.0); };
+      int best = 0;
+      for (int d = 1; d < D; ++d)
+        if (value(d) > value(best)) best = d;
+      return best;
+    });
+  };
+  std::vector<int> device = decide(true);
+  if (terms.sibling.empty()) return device;  // exact
+  std::vector<int> stepwise = decide(false);
+  return chained_log_prob(logits, row_of, parent, devices, terms, stepwise) >
+                 chained_log_prob(logits, row_of, parent, devices, terms, device)
+             ? stepwise
+             : device;
 }
 
 }  // namespace devplace

@@ -74,6 +74,12 @@ struct HsdagConfig {
   // named device at every node, and on alike devices (four alike GPUs) regions then settle on
   // different ones. false: the fixed bonus.
   bool learn_stay = true;
+  // Beyond the paper: each node also sees how many of its earlier siblings (nodes with the same
+  // main parent) drew each device, weighted by a term the network learns from its embedding (0
+  // at first). A negative term spreads parallel branches (an inception module's, attention's
+  // heads) over alike devices, which decisions given only the parent cannot coordinate.
+  // false: decisions see only the parent.
+  bool learn_siblings = true;
   RewardKind reward = RewardKind::speedup;  // policy_gradient.h: speed-up over the best single device, or 1 ms / latency
   double overflow_penalty = 1.0;   // infeasible: reward -this * (1 + Evaluation::violation)
   // Under the Tarnawski objective, sample only feasible placements: coarse nodes decide in

@@ -28,7 +28,7 @@ HsdagConfig hsdag_preset(const std::string& name) {
     c.features = FeatureOptions{};
     c.refine_evals = 0;
     c.reparse_kl = 0;
-    c.stay = 0, c.learn_stay = false;
+    c.stay = 0, c.learn_stay = false, c.learn_siblings = false;
     return c;
   }
   throw Error("", "", "unknown HSDAG preset '" + name + "' (known: default, paper)", ErrorKind::not_found);
@@ -138,6 +138,8 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     c.stay = num();
   else if (key == "learn_stay")
     c.learn_stay = flag();
+  else if (key == "learn_siblings")
+    c.learn_siblings = flag();
   else if (key == "reparse_kl")
     c.reparse_kl = num();
   else if (key == "tarnawski_chains")
@@ -150,7 +152,7 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
                     "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, imitate_steps, demonstration, "
                     "demonstration_margin, "
                     "imitate_share, "
-                    "tarnawski_chains, reparse_kl, stay, learn_stay)", ErrorKind::not_found);
+                    "tarnawski_chains, reparse_kl, stay, learn_stay, learn_siblings)", ErrorKind::not_found);
 }
 
 }  // namespace devplace

@@ -61,6 +61,13 @@ HsdagNetImpl::HsdagNetImpl(const HsdagNetSpec& spec)
     stay_->weight.zero_();
     stay_->bias.zero_();
   }
+  if (spec.learn_siblings) {
+    // Zero at first: the untrained policy ignores its siblings.
+    sibling_ = register_module("sibling", torch::nn::Linear(hidden, 1));
+    torch::NoGradGuard no_grad;
+    sibling_->weight.zero_();
+    sibling_->bias.zero_();
+  }
 }
 
 void HsdagNetImpl::lean_towards(int device, double log_odds) {
@@ -160,6 +167,7 @@ NetOutput HsdagNetImpl::forward(const torch::Tensor& x, const GraphTensors& grap
     std::iota(group_of_node.begin(), group_of_node.end(), 0);
   }
   if (stay_) out.stay = stay_->forward(node_h).squeeze(1);
+  if (sibling_) out.sibling = sibling_->forward(node_h).squeeze(1);
   out.unit_of_node = std::move(group_of_node);
   return out;
 }

@@ -29,6 +29,8 @@ struct NetOutput {
   // [coarse nodes]: what the network adds to each node's stay bonus (HsdagConfig::learn_stay);
   // undefined where the bonus is fixed.
   torch::Tensor stay;
+  // [coarse nodes]: each node's sibling term (HsdagConfig::learn_siblings); undefined where off.
+  torch::Tensor sibling;
 };
 
 // The network's sizes and switches (HsdagConfig's network fields, plus the input width and the
@@ -45,6 +47,7 @@ struct HsdagNetSpec {
   bool node_policy = true;
   bool mutual = true;
   bool learn_stay = false;
+  bool learn_siblings = false;
 };
 
 class HsdagNetImpl : public torch::nn::Module {
@@ -62,7 +65,8 @@ class HsdagNetImpl : public torch::nn::Module {
   int pool_levels_, pool_gcn_layers_;
   double threshold_, dropout_;
   bool node_policy_, mutual_;
-  torch::nn::Linear stay_{nullptr};  // a node's embedding -> its stay term (learn_stay)
+  torch::nn::Linear stay_{nullptr};     // a node's embedding -> its stay term (learn_stay)
+  torch::nn::Linear sibling_{nullptr};  // a node's embedding -> its sibling term (learn_siblings)
   torch::nn::Linear node1_{nullptr}, node2_{nullptr};
   torch::nn::Linear in1_{nullptr}, in2_{nullptr}, score1_{nullptr}, score2_{nullptr}, pol1_{nullptr}, pol2_{nullptr};
   torch::nn::ModuleList gcn_, pool_gcn_;

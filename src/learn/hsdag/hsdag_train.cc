@@ -48,6 +48,8 @@ Prepared prepare(const Problem& problem, const HsdagConfig& cfg) {
 
 // Whether the network learns a stay term (only chained decisions have a stay bonus).
 bool learns_stay(const HsdagConfig& c) { return c.learn_stay && c.stay > 0; }
+// Whether it learns sibling terms (likewise).
+bool learns_siblings(const HsdagConfig& c) { return c.learn_siblings && c.stay > 0; }
 
 HsdagNet make_net(const Prepared& p, int devices, const HsdagConfig& c) {
   HsdagNetSpec spec;
@@ -56,6 +58,7 @@ HsdagNet make_net(const Prepared& p, int devices, const HsdagConfig& c) {
   spec.edge_threshold = c.edge_threshold, spec.dropout = c.dropout;
   spec.node_policy = c.node_policy, spec.mutual = c.mutual_dominance;
   spec.learn_stay = learns_stay(c);
+  spec.learn_siblings = learns_siblings(c);
   return HsdagNet(spec);
 }
 
@@ -174,7 +177,8 @@ std::vector<int64_t> policy_shape(int features, int devices, const HsdagConfig& 
           c.pool_gcn_layers,
           c.pool_levels,
           c.node_policy ? 1 : 0,
-          learns_stay(c) ? 1 : 0};
+          learns_stay(c) ? 1 : 0,
+          learns_siblings(c) ? 1 : 0};
 }
 
 void save_policy(const std::string& path, HsdagNet& net, int features, int devices, const HsdagConfig& c) {
@@ -194,11 +198,19 @@ void load_policy(const std::string& path, HsdagNet& net, int features, int devic
     ar.read("hsdag_policy_shape", t);
     const std::vector<int64_t> want = policy_shape(features, devices, c);
     std::vector<int64_t> have(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
-    if (have.size() == 7) have.push_back(0);  // saved before the stay bonus could be learned
-    if (have.size() == want.size() && std::equal(have.begin(), have.end() - 1, want.begin()) && have.back() != want.back())
-      throw Error(path, "",
-                  std::string("this HSDAG policy was trained ") + (have.back() ? "with" : "without") +
-                      " a learned stay bonus: load it with --set learn_stay=" + (have.back() ? "true" : "false"));
+    // Saved before the stay bonus (7 entries) or sibling terms (8) could be learned: without them.
+    if (have.size() == 7 || have.size() == 8) have.resize(9, 0);
+    // The last two entries are switches: a mismatch there names the setting to load it with.
+    const struct {
+      std::size_t at;
+      const char *what, *key;
+    } switches[] = {{7, "a learned stay bonus", "learn_stay"}, {8, "learned sibling terms", "learn_siblings"}};
+    if (have.size() == want.size() && std::equal(have.begin(), have.begin() + 7, want.begin()))
+      for (const auto& s : switches)
+        if (have[s.at] != want[s.at])
+          throw Error(path, "",
+                      std::string("this HSDAG policy was trained ") + (have[s.at] ? "with " : "without ") + s.what +
+                          ": load it with --set " + s.key + "=" + (have[s.at] ? "true" : "false"));
     if (have != want)
       throw Error(path, "",
                   "this HSDAG policy was made for " + std::to_string(have.empty() ? 0 : have[0]) +
@@ -360,42 +372,59 @@ void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const Ne
   per_sample_updates(net, opt, task, out, cfg, entropy_weight, logp_of, a, adv_t, kl, entropy);
 }
 
-// Every coarse node's stay bonus under `out`: the configured one, plus the network's term where
-// it learns one (HsdagConfig::learn_stay).
-std::vector<double> node_stays(const NetOutput& out, double stay) {
-  std::vector<double> s(out.unit_of_node.size(), stay);
+// Every coarse node's chained terms under `out`: the configured stay bonus plus the network's
+// term where it learns one (HsdagConfig::learn_stay), and its sibling terms where it learns them.
+ChainTerms node_terms(const NetOutput& out, double stay) {
+  ChainTerms t;
+  t.stay.assign(out.unit_of_node.size(), stay);
+  auto values = [](const torch::Tensor& x) {
+    const torch::Tensor d = x.detach().to(torch::kDouble).contiguous();
+    return std::vector<double>(d.data_ptr<double>(), d.data_ptr<double>() + d.numel());
+  };
   if (out.stay.defined()) {
-    const torch::Tensor learned = out.stay.detach().to(torch::kDouble).contiguous();
-    for (std::size_t v = 0; v < s.size(); ++v) s[v] += learned.data_ptr<double>()[v];
+    const std::vector<double> learned = values(out.stay);
+    for (std::size_t v = 0; v < t.stay.size(); ++v) t.stay[v] += learned[v];
   }
-  return s;
+  if (out.sibling.defined()) t.sibling = values(out.sibling);
+  return t;
+}
+
+double mean_of(const std::vector<double>& x) {
+  return x.empty() ? 0.0 : std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size());
 }
 
 // One batch of chained decisions (HsdagConfig::stay, no feasibility mask): every coarse node
-// draws its device from its unit's logits plus its stay bonus on its main parent's device; the update
-// scores each sample's decisions given the parents' devices it drew. The demonstration (demo_k
-// >= 0) is the batch's last placement, its advantage clipped at zero. `mean_stay`: the nodes'
-// mean stay bonus the batch was drawn with.
+// draws its device from its unit's logits plus its stay bonus on its main parent's device (and its
+// sibling term per earlier sibling on each device); the update scores each sample's decisions
+// given the parents' and siblings' devices it drew. The demonstration (demo_k >= 0) is the batch's
+// last placement, its advantage clipped at zero. `mean_stay`, `mean_sibling`: the nodes' mean
+// terms the batch was drawn with.
 void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const NetOutput& out, std::mt19937_64& rng,
                      const HsdagConfig& cfg, double entropy_weight, int demo_k,
                      const std::function<void(std::vector<Placement>)>& score, const std::vector<double>& rewards,
-                     double& kl, double& entropy, double& mean_stay) {
+                     double& kl, double& entropy, double& mean_stay, double& mean_sibling) {
   const int D = task.problem->num_devices(), K = cfg.samples, N = task.prep.coarse.num_groups();
   const std::vector<int>& parent = task.prep.parent;
   const torch::Tensor logits = out.logits.contiguous();
   std::vector<int64_t> actions(static_cast<std::size_t>(K) * N);
   std::vector<float> on_parent(static_cast<std::size_t>(K) * N * D, 0.0f);  // 1 on each parent's device
-  const std::vector<double> stays = node_stays(out, cfg.stay);
-  mean_stay = std::accumulate(stays.begin(), stays.end(), 0.0) / static_cast<double>(stays.size());
+  const ChainTerms terms = node_terms(out, cfg.stay);
+  const bool siblings = !terms.sibling.empty();
+  mean_stay = mean_of(terms.stay), mean_sibling = mean_of(terms.sibling);
+  std::vector<float> siblings_on(siblings ? on_parent.size() : 0, 0.0f);  // earlier siblings per device
   std::vector<Placement> batch;
   for (int k = 0; k < K; ++k) {
     const std::vector<int> device =
         k == demo_k ? task.demo_node_device
-                    : sample_chained(logits.data_ptr<float>(), out.unit_of_node, parent, D, stays, rng);
+                    : sample_chained(logits.data_ptr<float>(), out.unit_of_node, parent, D, terms, rng);
     for (int v = 0; v < N; ++v) {
       const std::size_t i = static_cast<std::size_t>(k) * N + v;
       actions[i] = device[v];
       if (parent[v] >= 0) on_parent[i * D + device[parent[v]]] = 1.0f;
+    }
+    if (siblings) {
+      const std::vector<int> on = earlier_siblings_on(device, parent, D);
+      std::copy(on.begin(), on.end(), siblings_on.begin() + static_cast<std::ptrdiff_t>(k) * N * D);
     }
     batch.push_back(expand(task.prep.coarse, device));
   }
@@ -409,7 +438,10 @@ void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const N
   auto logp_of = [&](const NetOutput& o) {
     torch::Tensor stay = torch::full({N}, cfg.stay, torch::kFloat);
     if (o.stay.defined()) stay = stay + o.stay;
-    return torch::log_softmax(o.logits.index_select(0, rows).unsqueeze(0) + on_parent_t * stay.view({1, N, 1}), 2);
+    torch::Tensor z = o.logits.index_select(0, rows).unsqueeze(0) + on_parent_t * stay.view({1, N, 1});
+    if (o.sibling.defined())
+      z = z + torch::from_blob(siblings_on.data(), {K, N, D}, torch::kFloat) * o.sibling.view({1, N, 1});
+    return torch::log_softmax(z, 2);
   };
   per_sample_updates(net, opt, task, out, cfg, entropy_weight, logp_of, a, adv_t, kl, entropy);
 }
@@ -487,7 +519,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
       }
     }
   };
-  double kl = 0, entropy = 0, stay = 0;
+  double kl = 0, entropy = 0, stay = 0, sibling = 0;
   // What the guard against regrouping (HsdagConfig::reparse_kl) restores when a step moved the
   // re-parsed policy too far.
   std::vector<torch::Tensor> snapshot;
@@ -500,7 +532,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   if (task.mask) {
     masked_episode(net, opt, task, out, unif, rng, cfg, entropy_weight, score, rewards, kl, entropy);
   } else if (cfg.stay > 0) {
-    chained_episode(net, opt, task, out, rng, cfg, entropy_weight, demo_k, score, rewards, kl, entropy, stay);
+    chained_episode(net, opt, task, out, rng, cfg, entropy_weight, demo_k, score, rewards, kl, entropy, stay, sibling);
   } else {
     const int U = static_cast<int>(out.logits.size(0));  // decision units
     auto probs = old_logp.exp().contiguous();
@@ -559,6 +591,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   e.entropy = entropy;
   e.groups = out.groups;
   e.stay = stay;
+  e.sibling = sibling;
   e.feasible_share = static_cast<double>(feasible) / (demo_k >= 0 ? K - 1 : K);
   e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ep).count();
   return e;
@@ -586,7 +619,7 @@ TrainResult finish_task(HsdagNet& net, Task& task, TaskState& ts, const HsdagCon
     const torch::Tensor logits = out.logits.contiguous();
     r.greedy = expand(task.prep.coarse, most_likely_chained(logits.data_ptr<float>(), out.unit_of_node,
                                                             task.prep.parent, task.problem->num_devices(),
-                                                            node_stays(out, cfg.stay)));
+                                                            node_terms(out, cfg.stay)));
   } else {
     const torch::Tensor best_dev = out.logits.argmax(1).contiguous();
     r.greedy = placement_of(task, out.unit_of_node, best_dev.data_ptr<int64_t>());

@@ -17,6 +17,8 @@ struct EpisodeLog {
   // HSDAG with chained decisions: the mean stay bonus over coarse nodes the batch was drawn
   // with (HsdagConfig::stay, plus what the network learned); 0 for independent decisions.
   double stay = 0;
+  // And the mean sibling term (HsdagConfig::learn_siblings); 0 where off.
+  double sibling = 0;
 };
 
 // What a learner produced, each placement under its own name and with what it cost: latencies
