@@ -15,6 +15,7 @@
 #include "io/model.h"
 #include "io/tarnawski_import.h"
 #include "learn/learned_placers.h"
+#include "learn/rl/archive_io.h"
 #include "place/compare.h"
 #include "place/placer.h"
 #include "sim/schedule.h"
@@ -188,9 +189,35 @@ TEST(Hsdag, ResumeFromCheckpointMatchesAnUninterruptedRun) {
   TrainResult resumed = train_hsdag(pb, r2, second);
   EXPECT_EQ(resumed.episodes, 12);
   ASSERT_EQ(resumed.log.size(), full.log.size());
-  for (std::size_t i = 0; i < full.log.size(); ++i)
+  for (std::size_t i = 0; i < full.log.size(); ++i) {
     EXPECT_DOUBLE_EQ(resumed.log[i].mean_reward, full.log[i].mean_reward) << "episode " << i + 1;
+    // The checkpoint keeps the learned terms' columns of the episodes before it too.
+    EXPECT_DOUBLE_EQ(resumed.log[i].stay, full.log[i].stay) << "episode " << i + 1;
+    EXPECT_DOUBLE_EQ(resumed.log[i].sibling, full.log[i].sibling) << "episode " << i + 1;
+  }
   EXPECT_EQ(resumed.best, full.best);
+}
+
+// A checkpoint's log round-trips every column; one written before the stay and sibling columns
+// (a flat tensor, 8 per episode) still reads, without them.
+TEST(Hsdag, CheckpointLogsKeepTheirColumnsAndOldOnesStillRead) {
+  EpisodeLog e;
+  e.episode = 3, e.mean_latency = 0.5, e.best_latency = 0.4, e.mean_reward = 1.2, e.entropy = 0.3;
+  e.seconds = 0.1, e.groups = 7, e.feasible_share = 0.75, e.stay = 4.5, e.sibling = -2.5;
+  const std::vector<EpisodeLog> back = episode_log_from(episode_log_tensor({e, e}));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back[1].episode, 3);
+  EXPECT_EQ(back[1].groups, 7);
+  EXPECT_DOUBLE_EQ(back[1].feasible_share, 0.75);
+  EXPECT_DOUBLE_EQ(back[1].stay, 4.5);
+  EXPECT_DOUBLE_EQ(back[1].sibling, -2.5);
+  const std::vector<double> flat{3, 0.5, 0.4, 1.2, 0.3, 0.1, 7, 0.75, 4, 0.6, 0.5, 1.1, 0.2, 0.1, 6, 1.0};
+  const std::vector<EpisodeLog> old = episode_log_from(torch::tensor(flat, torch::kDouble));
+  ASSERT_EQ(old.size(), 2u);
+  EXPECT_EQ(old[1].episode, 4);
+  EXPECT_EQ(old[1].groups, 6);
+  EXPECT_DOUBLE_EQ(old[0].feasible_share, 0.75);
+  EXPECT_DOUBLE_EQ(old[1].stay, 0.0);
 }
 
 // One policy trained on two graphs, saved, and loaded again: it reproduces its own answer on a

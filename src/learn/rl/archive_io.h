@@ -42,23 +42,26 @@ inline torch::Tensor open_policy_archive(const std::string& path, torch::seriali
   return format;
 }
 
-// A training log as doubles, 8 per episode, and back.
+// A training log as doubles, one row of 10 per episode, and back. Checkpoints written before the
+// stay and sibling columns hold a flat tensor of 8 per episode: those read back without them.
 inline torch::Tensor episode_log_tensor(const std::vector<EpisodeLog>& log) {
   std::vector<double> v;
   for (const auto& e : log)
     v.insert(v.end(), {double(e.episode), e.mean_latency, e.best_latency, e.mean_reward, e.entropy, e.seconds,
-                       double(e.groups), e.feasible_share});
-  return torch::tensor(v, torch::kDouble);
+                       double(e.groups), e.feasible_share, e.stay, e.sibling});
+  return torch::tensor(v, torch::kDouble).view({static_cast<int64_t>(log.size()), 10});
 }
 
 inline std::vector<EpisodeLog> episode_log_from(const torch::Tensor& t) {
   const torch::Tensor c = t.contiguous();
+  const int64_t fields = c.dim() == 2 ? c.size(1) : 8;
   const double* l = c.data_ptr<double>();
   std::vector<EpisodeLog> log;
-  for (int64_t i = 0; i + 8 <= c.numel(); i += 8) {
+  for (int64_t i = 0; fields >= 8 && i + fields <= c.numel(); i += fields) {
     EpisodeLog e;
     e.episode = int(l[i]), e.mean_latency = l[i + 1], e.best_latency = l[i + 2], e.mean_reward = l[i + 3];
     e.entropy = l[i + 4], e.seconds = l[i + 5], e.groups = int(l[i + 6]), e.feasible_share = l[i + 7];
+    if (fields >= 10) e.stay = l[i + 8], e.sibling = l[i + 9];
     log.push_back(e);
   }
   return log;
