@@ -56,7 +56,8 @@ struct HsdagConfig {
                            .settled_entropy = 1e-3,
                            .settled_gap = 1e-3,
                            .patience = 20,
-                           .entropy_target = true};
+                           .entropy_target = true,
+                           .entropy_gain = 2.0};
   // Beyond the paper: a batch's steps are undone when the policy, as the stepped network
   // regroups the graph, moved more than this mean KL per coarse node from the one sampled
   // (the clip sees only the batch's grouping); 0 = off (the paper).

@@ -85,6 +85,8 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     c.pg.entropy_target = flag();
   else if (key == "entropy_rate")
     c.pg.entropy_rate = num();
+  else if (key == "entropy_gain")
+    c.pg.entropy_gain = num();
   else if (key == "entropy_decay")
     c.pg.entropy_decay_share = num();
   else if (key == "lr_end")
@@ -148,7 +150,7 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     throw Error("", "",
                 "--set: unknown key '" + key +
                     "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
-                    "entropy, entropy_end, entropy_decay, entropy_target, entropy_rate, lr_end, settled, settled_gap, patience, epochs, clip, kl, floor, "
+                    "entropy, entropy_end, entropy_decay, entropy_target, entropy_rate, entropy_gain, lr_end, settled, settled_gap, patience, epochs, clip, kl, floor, "
                     "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, imitate_steps, demonstration, "
                     "demonstration_margin, "
                     "imitate_share, "

@@ -77,6 +77,7 @@ void check_config(const HsdagConfig& c) {
     throw Error("", "", "HSDAG: epochs must be at least 1, floor and clip positive");
   if (c.pg.entropy_target && !(c.pg.entropy_rate > 0 && c.pg.entropy_start > 0))
     throw Error("", "", "HSDAG: with entropy_target, entropy and entropy_rate must be positive");
+  if (!(c.pg.entropy_gain >= 0)) throw Error("", "", "HSDAG: entropy_gain must be non-negative (0: off)");
   if (!(c.pg.settled_gap >= 0 && c.pg.settled_gap < 1))
     throw Error("", "", "HSDAG: settled_gap must be in [0, 1) (0: off)");
 }

@@ -56,7 +56,7 @@ EntropyBonus::EntropyBonus(const PolicyGradientOptions& o) : o_(o), weight_(o.en
 
 double EntropyBonus::weight(int episode, int episodes) const {
   if (!o_.entropy_target) return entropy_weight_at(o_, episode, episodes);
-  return entropy_decay_done(o_, episode, episodes) ? o_.entropy_end : weight_;
+  return entropy_decay_done(o_, episode, episodes) ? o_.entropy_end : weight_ * std::exp(o_.entropy_gain * error_);
 }
 
 double EntropyBonus::target(int episode, int episodes) const {
@@ -67,8 +67,8 @@ void EntropyBonus::observe(double entropy, int episode, int episodes) {
   if (!o_.entropy_target || !std::isfinite(entropy)) return;
   if (first_ < 0) first_ = std::max(entropy, 1e-6);
   // The next episode's target against this episode's entropy, in units of the first entropy.
-  const double error = (target(episode + 1, episodes) - entropy) / first_;
-  weight_ = std::clamp(weight_ * std::exp(o_.entropy_rate * std::clamp(error, -1.0, 1.0)), 1e-4, 100.0);
+  error_ = std::clamp((target(episode + 1, episodes) - entropy) / first_, -1.0, 1.0);
+  weight_ = std::clamp(weight_ * std::exp(o_.entropy_rate * error_), 1e-4, 100.0);
 }
 
 bool SettledWatch::settled(double entropy, int episode, int episodes, double mean_latency, double best_latency) {

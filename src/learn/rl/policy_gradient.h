@@ -63,6 +63,10 @@ struct PolicyGradientOptions {
   bool entropy_target = false;
   // Per episode the weight is multiplied by exp(rate x (target - entropy) / first entropy).
   double entropy_rate = 0.25;
+  // And the weight used is that times exp(gain x the same error): a proportional term beside
+  // the accumulated one, so that the bonus answers an entropy that collapses or overshoots at
+  // once instead of after the accumulated weight has wound up. 0 = the accumulated weight alone.
+  double entropy_gain = 0.0;
 };
 
 // The entropy weight for episode `episode` (0-based) of `episodes`.
@@ -91,6 +95,7 @@ class EntropyBonus {
  private:
   PolicyGradientOptions o_;
   double weight_;
+  double error_ = 0;  // the last observed error (entropy_gain)
   double first_ = -1;  // the first episode's entropy per decision
 };
 

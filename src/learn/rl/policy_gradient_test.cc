@@ -121,6 +121,27 @@ TEST(PolicyGradient, SettledWhenTheBatchesStayAtTheBestLatency) {
   for (int e = 50; e < 60; ++e) EXPECT_FALSE(entropy_only.settled(0.02, e, 101, 1.0, 1.0));
 }
 
+// With a gain the bonus answers an entropy off its target at once: the weight used is the
+// accumulated one times exp(gain x the last error), and the accumulated one moves as without it.
+TEST(PolicyGradient, EntropyBonusWithAGainAnswersAtOnce) {
+  PolicyGradientOptions o;
+  o.entropy_start = 0.1, o.entropy_end = 0.0, o.entropy_decay_share = 0.5, o.entropy_rate = 0.25;
+  o.entropy_target = true;
+  PolicyGradientOptions with_gain = o;
+  with_gain.entropy_gain = 2.0;
+  EntropyBonus plain(o), gained(with_gain);
+  for (EntropyBonus* b : {&plain, &gained}) b->observe(0.4, 0, 101);
+  // Episode 1's entropy collapses to 0.04 against a target of 0.392 (episode 2's: 0.384):
+  // the error is (0.384 - 0.04) / 0.4 = 0.86 of the first entropy.
+  for (EntropyBonus* b : {&plain, &gained}) b->observe(0.04, 1, 101);
+  EXPECT_NEAR(gained.weight(2, 101), plain.weight(2, 101) * std::exp(2.0 * 0.86), 1e-12);
+  // An entropy far above its target (the error clamped at -1) cuts the weight used by e^2 at once.
+  for (EntropyBonus* b : {&plain, &gained}) b->observe(2.0, 2, 101);
+  EXPECT_NEAR(gained.weight(3, 101), plain.weight(3, 101) * std::exp(-2.0), 1e-12);
+  // Once the target is 0 the bonus is entropy_end with or without the gain.
+  EXPECT_DOUBLE_EQ(gained.weight(50, 101), 0.0);
+}
+
 TEST(PolicyGradient, EntropyBonusWithoutATargetIsTheFixedSchedule) {
   PolicyGradientOptions o;
   o.entropy_start = 0.1, o.entropy_end = 0.0, o.entropy_decay_share = 0.5;
