@@ -3,9 +3,11 @@
 
 Usage: tools/entropy_tracking.py [--episodes 1000] [--share 0.6] LOG.csv...
 The default preset's target falls linearly from the first episode's entropy per decision to 0
-over `share` of `episodes` (the configured run length, not the episodes a settled run used).
-Per log, over episodes 50 to 90% of the target's end (where the target is well above 0): the
-least and most entropy / target, and the share of those episodes below a tenth of the target.
+over `share` of the run (as EntropyBonus: 0-based episode i of `episodes` is at
+i / (share * (episodes - 1)); `episodes` is the configured run length, not the episodes a
+settled run used). Per log, over episodes 50 to 90% of the target's end (where the target is
+well above 0): the least and most entropy / target, and the share of those episodes below a
+tenth of the target.
 """
 import argparse
 import csv
@@ -31,7 +33,8 @@ def main():
         for r in rows:
             episode = int(r["episode"])
             if 50 <= episode < 0.9 * end:
-                ratios.append(float(r["entropy"]) / (first * (1 - (episode - 1) / end)))
+                progress = (episode - 1) / (a.share * (a.episodes - 1))
+                ratios.append(float(r["entropy"]) / (first * (1 - progress)))
         if not ratios:
             continue
         below = sum(q < 0.1 for q in ratios) / len(ratios)
