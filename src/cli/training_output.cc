@@ -46,12 +46,12 @@ void print_result(const std::string& what, const TrainResult& r) {
 }
 
 std::string log_csv(const std::vector<EpisodeLog>& log) {
-  std::string out = "episode,mean_latency_ms,best_sampled_ms,mean_reward,entropy,feasible_share,groups,seconds,stay,sibling\n";
+  std::string out = "episode,mean_latency_ms,best_sampled_ms,mean_reward,entropy,feasible_share,groups,seconds,stay,sibling,join\n";
   char buf[256];
   for (const auto& e : log) {
-    std::snprintf(buf, sizeof buf, "%d,%.6f,%.6f,%.6f,%.6f,%.4f,%d,%.4f,%.4f,%.4f\n", e.episode, e.mean_latency * 1e3,
-                  e.best_latency * 1e3, e.mean_reward, e.entropy, e.feasible_share, e.groups, e.seconds, e.stay,
-                  e.sibling);
+    std::snprintf(buf, sizeof buf, "%d,%.6f,%.6f,%.6f,%.6f,%.4f,%d,%.4f,%.4f,%.4f,%.4f\n", e.episode,
+                  e.mean_latency * 1e3, e.best_latency * 1e3, e.mean_reward, e.entropy, e.feasible_share, e.groups,
+                  e.seconds, e.stay, e.sibling, e.join);
     out += buf;
   }
   return out;

@@ -32,10 +32,11 @@ std::vector<int> main_parents(const Graph& graph, const Coarsening& coarse) {
 }
 
 void chained_log_probs(const float* row, int devices, double stay, int parent_device, double* out, double sibling,
-                       const int* siblings_on) {
+                       const int* siblings_on, double join, const int* inputs_on) {
   double top = -INFINITY;
   for (int d = 0; d < devices; ++d) {
-    out[d] = row[d] + (d == parent_device ? stay : 0.0) + (siblings_on ? sibling * siblings_on[d] : 0.0);
+    out[d] = row[d] + (d == parent_device ? stay : 0.0) + (siblings_on ? sibling * siblings_on[d] : 0.0) +
+             (inputs_on ? join * inputs_on[d] : 0.0);
     top = std::max(top, out[d]);
   }
   double total = 0;
@@ -47,19 +48,26 @@ void chained_log_probs(const float* row, int devices, double stay, int parent_de
 namespace {
 
 // Decides the coarse nodes in index order: node v takes pick(v, its log-probabilities).
-// Keeps, per parent, how many children are on each device, so each node sees its earlier siblings.
+// Keeps, per parent, how many children are on each device, so each node sees its earlier siblings,
+// and counts where each node's other inputs went.
 template <class Pick>
 std::vector<int> decide_in_order(const float* logits, const std::vector<int>& row_of, const std::vector<int>& parent,
                                  int devices, const ChainTerms& terms, Pick pick) {
   const int n = static_cast<int>(row_of.size()), D = devices;
-  const bool siblings = !terms.sibling.empty();
-  std::vector<int> device(n), children_on(siblings ? static_cast<std::size_t>(n) * D : 0, 0);
+  const bool siblings = !terms.sibling.empty(), joins = !terms.join.empty();
+  std::vector<int> device(n), children_on(siblings ? static_cast<std::size_t>(n) * D : 0, 0), inputs_on(D);
   std::vector<double> logp(D);
   for (int v = 0; v < n; ++v) {
     const int p = parent[v];
     const int* on = siblings && p >= 0 ? &children_on[static_cast<std::size_t>(p) * D] : nullptr;
+    const bool joined = joins && !terms.other_inputs[v].empty();
+    if (joined) {
+      std::fill(inputs_on.begin(), inputs_on.end(), 0);
+      for (int u : terms.other_inputs[v]) ++inputs_on[device[u]];
+    }
     chained_log_probs(logits + static_cast<std::size_t>(row_of[v]) * D, D, terms.stay[v], p < 0 ? -1 : device[p],
-                      logp.data(), on ? terms.sibling[v] : 0.0, on);
+                      logp.data(), on ? terms.sibling[v] : 0.0, on, joined ? terms.join[v] : 0.0,
+                      joined ? inputs_on.data() : nullptr);
     device[v] = pick(v, logp);
     if (on) ++children_on[static_cast<std::size_t>(p) * D + device[v]];
   }
@@ -77,6 +85,22 @@ std::vector<int> earlier_siblings_on(const std::vector<int>& device, const std::
     std::copy(on, on + devices, &out[v * devices]);
     ++on[device[v]];
   }
+  return out;
+}
+
+std::vector<int> other_inputs_on(const std::vector<int>& device, const std::vector<std::vector<int>>& other_inputs,
+                                 int devices) {
+  std::vector<int> out(device.size() * devices, 0);
+  for (std::size_t v = 0; v < device.size(); ++v)
+    for (int u : other_inputs[v]) ++out[v * devices + device[u]];
+  return out;
+}
+
+std::vector<std::vector<int>> other_inputs_of(const Coarsening& coarse, const std::vector<int>& parent) {
+  std::vector<std::vector<int>> out(coarse.num_groups());
+  for (int v = 0; v < coarse.num_groups(); ++v)
+    for (int u : coarse.preds[v])
+      if (u != parent[v]) out[v].push_back(u);
   return out;
 }
 
@@ -105,7 +129,8 @@ std::vector<int> sample_chained(const float* logits, const std::vector<int>& row
 std::vector<int> most_likely_chained(const float* logits, const std::vector<int>& row_of,
                                      const std::vector<int>& parent, int devices, const ChainTerms& terms) {
   const int n = static_cast<int>(row_of.size()), D = devices;
-  // below[v * D + d]: the best log-probability of v's descendants given v on d (sibling terms aside).
+  // below[v * D + d]: the best log-probability of v's descendants given v on d (sibling and join
+  // terms aside).
   std::vector<double> below(static_cast<std::size_t>(n) * D, 0.0), logp(D);
   for (int v = n - 1; v >= 0; --v) {  // children (higher indices) before their parents
     if (parent[v] < 0) continue;
@@ -129,7 +154,7 @@ std::vector<int> most_likely_chained(const float* logits, const std::vector<int>
     });
   };
   std::vector<int> device = decide(true);
-  if (terms.sibling.empty()) return device;  // exact
+  if (terms.sibling.empty() && terms.join.empty()) return device;  // exact
   std::vector<int> stepwise = decide(false);
   return chained_log_prob(logits, row_of, parent, devices, terms, stepwise) >
                  chained_log_prob(logits, row_of, parent, devices, terms, device)

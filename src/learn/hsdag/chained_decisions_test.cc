@@ -175,6 +175,61 @@ TEST(ChainedDecisions, EarlierSiblingsAreCountedPerDevice) {
   EXPECT_EQ(on, want);
 }
 
+TEST(ChainedDecisions, OtherInputsAreCountedPerDevice) {
+  Graph g("test", "test.onnx");
+  add_op(g, "A", {}, 1000);
+  add_op(g, "B", {"A"}, 4);
+  add_op(g, "C", {"A", "B"}, 1000);  // main parent A, other input B
+  add_op(g, "D", {"C"}, 1000);
+  add_op(g, "E", {"B", "D"}, 1000);  // main parent D, other input B
+  g.finalize();
+  const Coarsening c = coarsen(g, CoarsenOptions{.merge_single_predecessor = false, .colocate = false});
+  auto group = [&](const char* op) { return c.group_of_op[g.find_op(op)]; };
+  const std::vector<std::vector<int>> other = other_inputs_of(c, main_parents(g, c));
+  EXPECT_TRUE(other[group("A")].empty());
+  EXPECT_TRUE(other[group("B")].empty());
+  EXPECT_EQ(other[group("C")], std::vector<int>{group("B")});
+  EXPECT_TRUE(other[group("D")].empty());
+  EXPECT_EQ(other[group("E")], std::vector<int>{group("B")});
+  // Groups are ops in order here: A..E on devices 0, 1, 0, 0, 2 of 3.
+  ASSERT_EQ(group("E"), 4);
+  const std::vector<int> on = other_inputs_on({0, 1, 0, 0, 2}, other, 3);
+  const std::vector<int> want{0, 0, 0,   // A: no inputs
+                              0, 0, 0,   // B: only its main parent
+                              0, 1, 0,   // C: B on device 1
+                              0, 0, 0,   // D: only its main parent
+                              0, 1, 0};  // E: B on device 1
+  EXPECT_EQ(on, want);
+}
+
+TEST(ChainedDecisions, APositiveJoinTermFollowsTheOtherInput) {
+  // A residual block on two devices: node 0 prefers device 0, node 1 (its child, the branch)
+  // device 1, and node 2 (the add) has main parent 0 and other input 1, no preference of its own.
+  // With stay 3 it stays with its parent; a join term of 5 per other input takes it to the
+  // branch's device instead.
+  const std::vector<int> parent{-1, 0, 0}, row_of{0, 1, 2};
+  const std::vector<float> logits{5.0f, 0.0f, 0.0f, 9.0f, 0.0f, 0.0f};
+  ChainTerms terms{{3.0, 3.0, 3.0}, {}};
+  EXPECT_EQ(most_likely_chained(logits.data(), row_of, parent, 2, terms), (std::vector<int>{0, 1, 0}));
+  terms.join = {0.0, 0.0, 5.0};
+  terms.other_inputs = {{}, {}, {1}};
+  EXPECT_EQ(most_likely_chained(logits.data(), row_of, parent, 2, terms), (std::vector<int>{0, 1, 1}));
+  // The joint log-probability, by hand: node 0 from (5, 0); node 1 from (0 + 3, 9); node 2 from
+  // (0 + 3, 0 + 5).
+  auto log_p = [](double chosen, double other) { return chosen - std::log(std::exp(chosen) + std::exp(other)); };
+  const double want = log_p(5, 0) + log_p(9, 3) + log_p(5, 3);
+  EXPECT_NEAR(chained_log_prob(logits.data(), row_of, parent, 2, terms, {0, 1, 1}), want, 1e-12);
+  // Samples follow the same model: the add joins the branch with probability e^5 / (e^3 + e^5).
+  std::mt19937_64 rng(5);
+  int with_branch = 0, branch_on_1 = 0;
+  for (int k = 0; k < 4000; ++k) {
+    const std::vector<int> d = sample_chained(logits.data(), row_of, parent, 2, terms, rng);
+    if (d[0] == 0 && d[1] == 1) ++branch_on_1, with_branch += d[2] == 1;
+  }
+  ASSERT_GT(branch_on_1, 3500);
+  EXPECT_NEAR(static_cast<double>(with_branch) / branch_on_1, std::exp(5.0) / (std::exp(3.0) + std::exp(5.0)), 0.02);
+}
+
 TEST(ChainedDecisions, ANegativeSiblingTermSpreadsParallelBranches) {
   // A root with four children on four alike devices, each child with a long chain below it that
   // stays on its device. Without a sibling term the four branch heads stay with the root's

@@ -82,6 +82,11 @@ struct HsdagConfig {
   // heads) over alike devices, which decisions given only the parent cannot coordinate.
   // false: decisions see only the parent.
   bool learn_siblings = true;
+  // Beyond the paper: each node also sees how many of its other inputs (predecessors besides the
+  // main parent: a residual add's shortcut, a concatenation's other branches) drew each device,
+  // weighted by a term the network learns from its embedding (0 at first), so a join can follow
+  // whichever of its inputs it should. false: a join sees only its main parent.
+  bool learn_joins = true;
   RewardKind reward = RewardKind::speedup;  // policy_gradient.h: speed-up over the best single device, or 1 ms / latency
   double overflow_penalty = 1.0;   // infeasible: reward -this * (1 + Evaluation::violation)
   // Under the Tarnawski objective, sample only feasible placements: coarse nodes decide in

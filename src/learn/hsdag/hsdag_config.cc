@@ -28,7 +28,7 @@ HsdagConfig hsdag_preset(const std::string& name) {
     c.features = FeatureOptions{};
     c.refine_evals = 0;
     c.reparse_kl = 0;
-    c.stay = 0, c.learn_stay = false, c.learn_siblings = false;
+    c.stay = 0, c.learn_stay = false, c.learn_siblings = false, c.learn_joins = false;
     return c;
   }
   throw Error("", "", "unknown HSDAG preset '" + name + "' (known: default, paper)", ErrorKind::not_found);
@@ -142,6 +142,8 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     c.learn_stay = flag();
   else if (key == "learn_siblings")
     c.learn_siblings = flag();
+  else if (key == "learn_joins")
+    c.learn_joins = flag();
   else if (key == "reparse_kl")
     c.reparse_kl = num();
   else if (key == "tarnawski_chains")
@@ -154,7 +156,7 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
                     "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, imitate_steps, demonstration, "
                     "demonstration_margin, "
                     "imitate_share, "
-                    "tarnawski_chains, reparse_kl, stay, learn_stay, learn_siblings)", ErrorKind::not_found);
+                    "tarnawski_chains, reparse_kl, stay, learn_stay, learn_siblings, learn_joins)", ErrorKind::not_found);
 }
 
 }  // namespace devplace

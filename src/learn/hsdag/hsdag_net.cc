@@ -68,6 +68,13 @@ HsdagNetImpl::HsdagNetImpl(const HsdagNetSpec& spec)
     sibling_->weight.zero_();
     sibling_->bias.zero_();
   }
+  if (spec.learn_joins) {
+    // Zero at first: the untrained policy ignores its other inputs.
+    join_ = register_module("join", torch::nn::Linear(hidden, 1));
+    torch::NoGradGuard no_grad;
+    join_->weight.zero_();
+    join_->bias.zero_();
+  }
 }
 
 void HsdagNetImpl::lean_towards(int device, double log_odds) {
@@ -168,6 +175,7 @@ NetOutput HsdagNetImpl::forward(const torch::Tensor& x, const GraphTensors& grap
   }
   if (stay_) out.stay = stay_->forward(node_h).squeeze(1);
   if (sibling_) out.sibling = sibling_->forward(node_h).squeeze(1);
+  if (join_) out.join = join_->forward(node_h).squeeze(1);
   out.unit_of_node = std::move(group_of_node);
   return out;
 }

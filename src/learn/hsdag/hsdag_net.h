@@ -31,6 +31,8 @@ struct NetOutput {
   torch::Tensor stay;
   // [coarse nodes]: each node's sibling term (HsdagConfig::learn_siblings); undefined where off.
   torch::Tensor sibling;
+  // [coarse nodes]: each node's join term (HsdagConfig::learn_joins); undefined where off.
+  torch::Tensor join;
 };
 
 // The network's sizes and switches (HsdagConfig's network fields, plus the input width and the
@@ -48,6 +50,7 @@ struct HsdagNetSpec {
   bool mutual = true;
   bool learn_stay = false;
   bool learn_siblings = false;
+  bool learn_joins = false;
 };
 
 class HsdagNetImpl : public torch::nn::Module {
@@ -67,6 +70,7 @@ class HsdagNetImpl : public torch::nn::Module {
   bool node_policy_, mutual_;
   torch::nn::Linear stay_{nullptr};     // a node's embedding -> its stay term (learn_stay)
   torch::nn::Linear sibling_{nullptr};  // a node's embedding -> its sibling term (learn_siblings)
+  torch::nn::Linear join_{nullptr};     // a node's embedding -> its join term (learn_joins)
   torch::nn::Linear node1_{nullptr}, node2_{nullptr};
   torch::nn::Linear in1_{nullptr}, in2_{nullptr}, score1_{nullptr}, score2_{nullptr}, pol1_{nullptr}, pol2_{nullptr};
   torch::nn::ModuleList gcn_, pool_gcn_;

@@ -210,6 +210,7 @@ TEST(Hsdag, ResumeFromCheckpointMatchesAnUninterruptedRun) {
     // The checkpoint keeps the learned terms' columns of the episodes before it too.
     EXPECT_DOUBLE_EQ(resumed.log[i].stay, full.log[i].stay) << "episode " << i + 1;
     EXPECT_DOUBLE_EQ(resumed.log[i].sibling, full.log[i].sibling) << "episode " << i + 1;
+    EXPECT_DOUBLE_EQ(resumed.log[i].join, full.log[i].join) << "episode " << i + 1;
   }
   EXPECT_EQ(resumed.best, full.best);
 }
@@ -219,7 +220,7 @@ TEST(Hsdag, ResumeFromCheckpointMatchesAnUninterruptedRun) {
 TEST(Hsdag, CheckpointLogsKeepTheirColumnsAndOldOnesStillRead) {
   EpisodeLog e;
   e.episode = 3, e.mean_latency = 0.5, e.best_latency = 0.4, e.mean_reward = 1.2, e.entropy = 0.3;
-  e.seconds = 0.1, e.groups = 7, e.feasible_share = 0.75, e.stay = 4.5, e.sibling = -2.5;
+  e.seconds = 0.1, e.groups = 7, e.feasible_share = 0.75, e.stay = 4.5, e.sibling = -2.5, e.join = 1.5;
   const std::vector<EpisodeLog> back = episode_log_from(episode_log_tensor({e, e}));
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back[1].episode, 3);
@@ -227,6 +228,13 @@ TEST(Hsdag, CheckpointLogsKeepTheirColumnsAndOldOnesStillRead) {
   EXPECT_DOUBLE_EQ(back[1].feasible_share, 0.75);
   EXPECT_DOUBLE_EQ(back[1].stay, 4.5);
   EXPECT_DOUBLE_EQ(back[1].sibling, -2.5);
+  EXPECT_DOUBLE_EQ(back[1].join, 1.5);
+  // Rows of 10, written before the join column: read without it.
+  const torch::Tensor ten = episode_log_tensor({e, e}).narrow(1, 0, 10).contiguous();
+  const std::vector<EpisodeLog> before_joins = episode_log_from(ten);
+  ASSERT_EQ(before_joins.size(), 2u);
+  EXPECT_DOUBLE_EQ(before_joins[1].sibling, -2.5);
+  EXPECT_DOUBLE_EQ(before_joins[1].join, 0.0);
   const std::vector<double> flat{3, 0.5, 0.4, 1.2, 0.3, 0.1, 7, 0.75, 4, 0.6, 0.5, 1.1, 0.2, 0.1, 6, 1.0};
   const std::vector<EpisodeLog> old = episode_log_from(torch::tensor(flat, torch::kDouble));
   ASSERT_EQ(old.size(), 2u);
@@ -275,12 +283,14 @@ TEST(Hsdag, PolicyTrainedOnSeveralGraphsPlacesAnUnseenOne) {
   } catch (const Error& e) {
     EXPECT_EQ(e.file(), policy);
   }
-  // It was trained with a learned stay bonus and sibling terms, and says so to a configuration
-  // without either.
-  for (bool HsdagConfig::*learned : {&HsdagConfig::learn_stay, &HsdagConfig::learn_siblings}) {
+  // It was trained with a learned stay bonus, sibling terms and join terms, and says so to a
+  // configuration without one of them.
+  const std::pair<bool HsdagConfig::*, const char*> switches[] = {{&HsdagConfig::learn_stay, "learn_stay=true"},
+                                                                   {&HsdagConfig::learn_siblings, "learn_siblings=true"},
+                                                                   {&HsdagConfig::learn_joins, "learn_joins=true"}};
+  for (const auto& [learned, setting] : switches) {
     HsdagConfig without = zero;
     without.*learned = false;
-    const std::string setting = learned == &HsdagConfig::learn_stay ? "learn_stay=true" : "learn_siblings=true";
     try {
       train_hsdag(pb, rb, without);
       FAIL() << "a policy trained with " << setting << " loaded without it";
@@ -334,6 +344,26 @@ TEST(Hsdag, SiblingTermsLearnToSpreadParallelBranches) {
   const TrainResult without = train_hsdag(pb, reward, c);
   for (const EpisodeLog& e : without.log) EXPECT_DOUBLE_EQ(e.sibling, 0.0) << "episode " << e.episode;
   EXPECT_LT(with.greedy_latency, without.greedy_latency * 0.95);
+}
+
+// A join (an inception module's concatenation, a residual add) decides given its main parent;
+// join terms let it see where its other inputs went. On Inception-V3 on nvlink4 the learned term
+// grows from 0 to about 8 in 150 episodes of 8 samples, and the policy's own placement is 1.9%
+// faster than without it (1.871 against 1.908 ms, seed 1).
+TEST(Hsdag, JoinTermsLearnToFollowTheOtherInputs) {
+  Model m = load_model("inception_v3");
+  Problem pb(m.graph, load_cluster("nvlink4"));
+  SimulatedReward reward(pb);
+  HsdagConfig c = quick(150);
+  ASSERT_TRUE(c.learn_joins);
+  const TrainResult with = train_hsdag(pb, reward, c);
+  ASSERT_FALSE(with.log.empty());
+  EXPECT_DOUBLE_EQ(with.log.front().join, 0.0);  // the untrained network ignores other inputs
+  EXPECT_GT(with.log.back().join, 1.0);
+  c.learn_joins = false;
+  const TrainResult without = train_hsdag(pb, reward, c);
+  for (const EpisodeLog& e : without.log) EXPECT_DOUBLE_EQ(e.join, 0.0) << "episode " << e.episode;
+  EXPECT_LT(with.greedy_latency, without.greedy_latency * 0.99);
 }
 
 TEST(Hsdag, BestPlacementIsFeasibleUnderTightMemory) {

@@ -31,6 +31,7 @@ struct Prepared {
   GraphTensors graph;
   torch::Tensor x;
   std::vector<int> parent;  // every coarse node's main parent (HsdagConfig::stay)
+  std::vector<std::vector<int>> other_inputs;  // every coarse node's other predecessors (HsdagConfig::stay)
 };
 
 Prepared prepare(const Problem& problem, const HsdagConfig& cfg) {
@@ -42,7 +43,10 @@ Prepared prepare(const Problem& problem, const HsdagConfig& cfg) {
     for (int v : p.coarse.succs[u]) edges.push_back({u, v});
   p.graph = GraphTensors::build(p.coarse.num_groups(), std::move(edges));
   p.x = torch::from_blob(p.features.data.data(), {p.features.rows, p.features.cols}, torch::kFloat).clone();
-  if (cfg.stay > 0) p.parent = main_parents(problem.graph(), p.coarse);
+  if (cfg.stay > 0) {
+    p.parent = main_parents(problem.graph(), p.coarse);
+    p.other_inputs = other_inputs_of(p.coarse, p.parent);
+  }
   return p;
 }
 
@@ -50,6 +54,8 @@ Prepared prepare(const Problem& problem, const HsdagConfig& cfg) {
 bool learns_stay(const HsdagConfig& c) { return c.learn_stay && c.stay > 0; }
 // Whether it learns sibling terms (likewise).
 bool learns_siblings(const HsdagConfig& c) { return c.learn_siblings && c.stay > 0; }
+// Whether it learns join terms (likewise).
+bool learns_joins(const HsdagConfig& c) { return c.learn_joins && c.stay > 0; }
 
 HsdagNet make_net(const Prepared& p, int devices, const HsdagConfig& c) {
   HsdagNetSpec spec;
@@ -59,6 +65,7 @@ HsdagNet make_net(const Prepared& p, int devices, const HsdagConfig& c) {
   spec.node_policy = c.node_policy, spec.mutual = c.mutual_dominance;
   spec.learn_stay = learns_stay(c);
   spec.learn_siblings = learns_siblings(c);
+  spec.learn_joins = learns_joins(c);
   return HsdagNet(spec);
 }
 
@@ -179,7 +186,8 @@ std::vector<int64_t> policy_shape(int features, int devices, const HsdagConfig& 
           c.pool_levels,
           c.node_policy ? 1 : 0,
           learns_stay(c) ? 1 : 0,
-          learns_siblings(c) ? 1 : 0};
+          learns_siblings(c) ? 1 : 0,
+          learns_joins(c) ? 1 : 0};
 }
 
 void save_policy(const std::string& path, HsdagNet& net, int features, int devices, const HsdagConfig& c) {
@@ -199,13 +207,16 @@ void load_policy(const std::string& path, HsdagNet& net, int features, int devic
     ar.read("hsdag_policy_shape", t);
     const std::vector<int64_t> want = policy_shape(features, devices, c);
     std::vector<int64_t> have(t.data_ptr<int64_t>(), t.data_ptr<int64_t>() + t.numel());
-    // Saved before the stay bonus (7 entries) or sibling terms (8) could be learned: without them.
-    if (have.size() == 7 || have.size() == 8) have.resize(9, 0);
-    // The last two entries are switches: a mismatch there names the setting to load it with.
+    // Saved before the stay bonus (7 entries), sibling terms (8) or join terms (9) could be
+    // learned: without them.
+    if (have.size() >= 7 && have.size() <= 9) have.resize(10, 0);
+    // The last three entries are switches: a mismatch there names the setting to load it with.
     const struct {
       std::size_t at;
       const char *what, *key;
-    } switches[] = {{7, "a learned stay bonus", "learn_stay"}, {8, "learned sibling terms", "learn_siblings"}};
+    } switches[] = {{7, "a learned stay bonus", "learn_stay"},
+                    {8, "learned sibling terms", "learn_siblings"},
+                    {9, "learned join terms", "learn_joins"}};
     if (have.size() == want.size() && std::equal(have.begin(), have.begin() + 7, want.begin()))
       for (const auto& s : switches)
         if (have[s.at] != want[s.at])
@@ -374,8 +385,9 @@ void masked_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const Ne
 }
 
 // Every coarse node's chained terms under `out`: the configured stay bonus plus the network's
-// term where it learns one (HsdagConfig::learn_stay), and its sibling terms where it learns them.
-ChainTerms node_terms(const NetOutput& out, double stay) {
+// term where it learns one (HsdagConfig::learn_stay), and its sibling and join terms where it
+// learns them.
+ChainTerms node_terms(const NetOutput& out, const Prepared& prep, double stay) {
   ChainTerms t;
   t.stay.assign(out.unit_of_node.size(), stay);
   auto values = [](const torch::Tensor& x) {
@@ -387,6 +399,7 @@ ChainTerms node_terms(const NetOutput& out, double stay) {
     for (std::size_t v = 0; v < t.stay.size(); ++v) t.stay[v] += learned[v];
   }
   if (out.sibling.defined()) t.sibling = values(out.sibling);
+  if (out.join.defined()) t.join = values(out.join), t.other_inputs = prep.other_inputs;
   return t;
 }
 
@@ -398,21 +411,28 @@ double mean_of(const std::vector<double>& x) {
 // draws its device from its unit's logits plus its stay bonus on its main parent's device (and its
 // sibling term per earlier sibling on each device); the update scores each sample's decisions
 // given the parents' and siblings' devices it drew. The demonstration (demo_k >= 0) is the batch's
-// last placement, its advantage clipped at zero. `mean_stay`, `mean_sibling`: the nodes' mean
-// terms the batch was drawn with.
+// last placement, its advantage clipped at zero. `terms_used`: the nodes' mean terms the batch
+// was drawn with (the join term's over the nodes with other inputs).
 void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const NetOutput& out, std::mt19937_64& rng,
                      const HsdagConfig& cfg, double entropy_weight, int demo_k,
                      const std::function<void(std::vector<Placement>)>& score, const std::vector<double>& rewards,
-                     double& kl, double& entropy, double& mean_stay, double& mean_sibling) {
+                     double& kl, double& entropy, EpisodeLog& terms_used) {
   const int D = task.problem->num_devices(), K = cfg.samples, N = task.prep.coarse.num_groups();
   const std::vector<int>& parent = task.prep.parent;
   const torch::Tensor logits = out.logits.contiguous();
   std::vector<int64_t> actions(static_cast<std::size_t>(K) * N);
   std::vector<float> on_parent(static_cast<std::size_t>(K) * N * D, 0.0f);  // 1 on each parent's device
-  const ChainTerms terms = node_terms(out, cfg.stay);
-  const bool siblings = !terms.sibling.empty();
-  mean_stay = mean_of(terms.stay), mean_sibling = mean_of(terms.sibling);
+  const ChainTerms terms = node_terms(out, task.prep, cfg.stay);
+  const bool siblings = !terms.sibling.empty(), joins = !terms.join.empty();
+  terms_used.stay = mean_of(terms.stay), terms_used.sibling = mean_of(terms.sibling);
+  if (joins) {
+    std::vector<double> joining;
+    for (int v = 0; v < N; ++v)
+      if (!terms.other_inputs[v].empty()) joining.push_back(terms.join[v]);
+    terms_used.join = mean_of(joining);
+  }
   std::vector<float> siblings_on(siblings ? on_parent.size() : 0, 0.0f);  // earlier siblings per device
+  std::vector<float> inputs_on(joins ? on_parent.size() : 0, 0.0f);      // other inputs per device
   std::vector<Placement> batch;
   for (int k = 0; k < K; ++k) {
     const std::vector<int> device =
@@ -426,6 +446,10 @@ void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const N
     if (siblings) {
       const std::vector<int> on = earlier_siblings_on(device, parent, D);
       std::copy(on.begin(), on.end(), siblings_on.begin() + static_cast<std::ptrdiff_t>(k) * N * D);
+    }
+    if (joins) {
+      const std::vector<int> on = other_inputs_on(device, terms.other_inputs, D);
+      std::copy(on.begin(), on.end(), inputs_on.begin() + static_cast<std::ptrdiff_t>(k) * N * D);
     }
     batch.push_back(expand(task.prep.coarse, device));
   }
@@ -442,6 +466,7 @@ void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const N
     torch::Tensor z = o.logits.index_select(0, rows).unsqueeze(0) + on_parent_t * stay.view({1, N, 1});
     if (o.sibling.defined())
       z = z + torch::from_blob(siblings_on.data(), {K, N, D}, torch::kFloat) * o.sibling.view({1, N, 1});
+    if (o.join.defined()) z = z + torch::from_blob(inputs_on.data(), {K, N, D}, torch::kFloat) * o.join.view({1, N, 1});
     return torch::log_softmax(z, 2);
   };
   per_sample_updates(net, opt, task, out, cfg, entropy_weight, logp_of, a, adv_t, kl, entropy);
@@ -520,7 +545,8 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
       }
     }
   };
-  double kl = 0, entropy = 0, stay = 0, sibling = 0;
+  double kl = 0, entropy = 0;
+  EpisodeLog terms_used;
   // What the guard against regrouping (HsdagConfig::reparse_kl) restores when a step moved the
   // re-parsed policy too far.
   std::vector<torch::Tensor> snapshot;
@@ -533,7 +559,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   if (task.mask) {
     masked_episode(net, opt, task, out, unif, rng, cfg, entropy_weight, score, rewards, kl, entropy);
   } else if (cfg.stay > 0) {
-    chained_episode(net, opt, task, out, rng, cfg, entropy_weight, demo_k, score, rewards, kl, entropy, stay, sibling);
+    chained_episode(net, opt, task, out, rng, cfg, entropy_weight, demo_k, score, rewards, kl, entropy, terms_used);
   } else {
     const int U = static_cast<int>(out.logits.size(0));  // decision units
     auto probs = old_logp.exp().contiguous();
@@ -591,8 +617,9 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   e.mean_reward = mr / (demo_k >= 0 ? K - 1 : K);
   e.entropy = entropy;
   e.groups = out.groups;
-  e.stay = stay;
-  e.sibling = sibling;
+  e.stay = terms_used.stay;
+  e.sibling = terms_used.sibling;
+  e.join = terms_used.join;
   e.feasible_share = static_cast<double>(feasible) / (demo_k >= 0 ? K - 1 : K);
   e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ep).count();
   return e;
@@ -620,7 +647,7 @@ TrainResult finish_task(HsdagNet& net, Task& task, TaskState& ts, const HsdagCon
     const torch::Tensor logits = out.logits.contiguous();
     r.greedy = expand(task.prep.coarse, most_likely_chained(logits.data_ptr<float>(), out.unit_of_node,
                                                             task.prep.parent, task.problem->num_devices(),
-                                                            node_terms(out, cfg.stay)));
+                                                            node_terms(out, task.prep, cfg.stay)));
   } else {
     const torch::Tensor best_dev = out.logits.argmax(1).contiguous();
     r.greedy = placement_of(task, out.unit_of_node, best_dev.data_ptr<int64_t>());

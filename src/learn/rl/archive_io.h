@@ -42,14 +42,15 @@ inline torch::Tensor open_policy_archive(const std::string& path, torch::seriali
   return format;
 }
 
-// A training log as doubles, one row of 10 per episode, and back. Checkpoints written before the
-// stay and sibling columns hold a flat tensor of 8 per episode: those read back without them.
+// A training log as doubles, one row of 11 per episode, and back. Checkpoints written before the
+// join column hold rows of 10, and those written before the stay and sibling columns a flat
+// tensor of 8 per episode: those read back without the columns they lack.
 inline torch::Tensor episode_log_tensor(const std::vector<EpisodeLog>& log) {
   std::vector<double> v;
   for (const auto& e : log)
     v.insert(v.end(), {double(e.episode), e.mean_latency, e.best_latency, e.mean_reward, e.entropy, e.seconds,
-                       double(e.groups), e.feasible_share, e.stay, e.sibling});
-  return torch::tensor(v, torch::kDouble).view({static_cast<int64_t>(log.size()), 10});
+                       double(e.groups), e.feasible_share, e.stay, e.sibling, e.join});
+  return torch::tensor(v, torch::kDouble).view({static_cast<int64_t>(log.size()), 11});
 }
 
 inline std::vector<EpisodeLog> episode_log_from(const torch::Tensor& t) {
@@ -62,6 +63,7 @@ inline std::vector<EpisodeLog> episode_log_from(const torch::Tensor& t) {
     e.episode = int(l[i]), e.mean_latency = l[i + 1], e.best_latency = l[i + 2], e.mean_reward = l[i + 3];
     e.entropy = l[i + 4], e.seconds = l[i + 5], e.groups = int(l[i + 6]), e.feasible_share = l[i + 7];
     if (fields >= 10) e.stay = l[i + 8], e.sibling = l[i + 9];
+    if (fields >= 11) e.join = l[i + 10];
     log.push_back(e);
   }
   return log;

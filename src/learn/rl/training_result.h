@@ -19,6 +19,8 @@ struct EpisodeLog {
   double stay = 0;
   // And the mean sibling term (HsdagConfig::learn_siblings); 0 where off.
   double sibling = 0;
+  // And the mean join term over the nodes with other inputs (HsdagConfig::learn_joins); 0 where off.
+  double join = 0;
 };
 
 // What a learner produced, each placement under its own name and with what it cost: latencies
