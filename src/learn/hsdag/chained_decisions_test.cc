@@ -12,6 +12,14 @@
 namespace devplace {
 namespace {
 
+// Chained terms with the given stay bonuses and sibling terms (none: empty), no join terms.
+ChainTerms terms_of(std::vector<double> stay, std::vector<double> sibling = {}) {
+  ChainTerms t;
+  t.stay = std::move(stay);
+  t.sibling = std::move(sibling);
+  return t;
+}
+
 // Op `name` reading the outputs of `inputs`, its output `elements` floats long.
 void add_op(Graph& g, const std::string& name, std::vector<std::string> inputs, std::int64_t elements) {
   Op o;
@@ -78,7 +86,7 @@ TEST(ChainedDecisions, TheMostLikelyAssignmentIsTheJointMaximum) {
     for (int trial = 0; trial < 20; ++trial) {
       std::vector<float> logits(N * D);
       for (float& l : logits) l = noise(rng);
-      const std::vector<int> got = most_likely_chained(logits.data(), row_of, parent, D, ChainTerms{stay, {}});
+      const std::vector<int> got = most_likely_chained(logits.data(), row_of, parent, D, terms_of(stay));
       double best = -INFINITY;
       std::vector<int> a(N, 0);
       for (int code = 0; code < 2187; ++code) {
@@ -104,7 +112,7 @@ TEST(ChainedDecisions, WithSiblingTermsTheMostLikelyAssignmentIsNearTheJointMaxi
   double worst = 0;
   for (const double s : {0.0, 2.0, 5.0})
     for (const double t : {-4.0, -1.0, 1.0, 3.0}) {
-      const ChainTerms terms{std::vector<double>(N, s), std::vector<double>(N, t)};
+      const ChainTerms terms = terms_of(std::vector<double>(N, s), std::vector<double>(N, t));
       for (int trial = 0; trial < 100; ++trial, ++trials) {
         std::vector<float> logits(N * D);
         for (float& l : logits) l = noise(rng);
@@ -132,7 +140,7 @@ TEST(ChainedDecisions, TheJointLogProbabilityCountsEarlierSiblings) {
   // term -2, on the other device: its logits are (1 - 2, 0) for (root's, other).
   const std::vector<int> parent{-1, 0, 0}, row_of{0, 0, 0};
   const std::vector<float> logits{0.0f, 0.0f};
-  const ChainTerms terms{{1.0, 1.0, 1.0}, {0.0, -2.0, -2.0}};
+  const ChainTerms terms = terms_of({1.0, 1.0, 1.0}, {0.0, -2.0, -2.0});
   const double e = std::exp(1.0), want = std::log(0.5) + std::log(e / (e + 1)) +
                                            std::log(1.0 / (std::exp(-1.0) + 1.0));
   EXPECT_NEAR(chained_log_prob(logits.data(), row_of, parent, 2, terms, {1, 1, 0}), want, 1e-12);
@@ -148,7 +156,7 @@ TEST(ChainedDecisions, SamplesStayOnTheParentsDeviceAsOftenAsTheModelSays) {
   std::mt19937_64 rng(1);
   long long stays = 0, decisions = 0, first_on_one = 0;
   for (int k = 0; k < 200; ++k) {
-    const std::vector<int> d = sample_chained(logits.data(), row_of, parent, D, ChainTerms{std::vector<double>(N, 2.0), {}}, rng);
+    const std::vector<int> d = sample_chained(logits.data(), row_of, parent, D, terms_of(std::vector<double>(N, 2.0)), rng);
     first_on_one += d[0];
     for (int v = 1; v < N; ++v) stays += d[v] == d[v - 1], ++decisions;
   }
@@ -157,7 +165,7 @@ TEST(ChainedDecisions, SamplesStayOnTheParentsDeviceAsOftenAsTheModelSays) {
   // Without the bonus every node decides alone.
   stays = decisions = 0;
   for (int k = 0; k < 200; ++k) {
-    const std::vector<int> d = sample_chained(logits.data(), row_of, parent, D, ChainTerms{std::vector<double>(N, 0.0), {}}, rng);
+    const std::vector<int> d = sample_chained(logits.data(), row_of, parent, D, terms_of(std::vector<double>(N, 0.0)), rng);
     for (int v = 1; v < N; ++v) stays += d[v] == d[v - 1], ++decisions;
   }
   EXPECT_NEAR(static_cast<double>(stays) / decisions, 0.5, 0.01);
@@ -209,7 +217,7 @@ TEST(ChainedDecisions, APositiveJoinTermFollowsTheOtherInput) {
   // branch's device instead.
   const std::vector<int> parent{-1, 0, 0}, row_of{0, 1, 2};
   const std::vector<float> logits{5.0f, 0.0f, 0.0f, 9.0f, 0.0f, 0.0f};
-  ChainTerms terms{{3.0, 3.0, 3.0}, {}};
+  ChainTerms terms = terms_of({3.0, 3.0, 3.0});
   EXPECT_EQ(most_likely_chained(logits.data(), row_of, parent, 2, terms), (std::vector<int>{0, 1, 0}));
   terms.join = {0.0, 0.0, 5.0};
   terms.other_inputs = {{}, {}, {1}};
@@ -243,7 +251,7 @@ TEST(ChainedDecisions, ANegativeSiblingTermSpreadsParallelBranches) {
   const int N = static_cast<int>(parent.size());
   const std::vector<int> row_of(N, 0);
   const std::vector<float> logits(D, 0.0f);
-  ChainTerms terms{std::vector<double>(N, 3.0), {}};
+  ChainTerms terms = terms_of(std::vector<double>(N, 3.0));
   auto heads_apart = [&](const std::vector<int>& d) {
     std::vector<int> used;
     for (int v = 1; v < N; ++v) {

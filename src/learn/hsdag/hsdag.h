@@ -65,7 +65,8 @@ struct HsdagConfig {
   // Beyond the paper (chained_decisions.h): every coarse node decides given its main parent's
   // device, with this log-odds bonus for staying on it, so samples are regions on one device
   // rather than independent choices; the policy's own placement is the most likely joint one
-  // (with learned sibling terms, the more likely of two in-order decodings: chained_decisions.h).
+  // (with learned sibling or join terms, the more likely of two in-order decodings:
+  // chained_decisions.h).
   // With D devices and no preference, a node stays with probability e^stay / (e^stay + D - 1)
   // (0.88 on two devices). 0 = off (independent decisions, the paper's). Not under a
   // feasibility mask (the Tarnawski objective), which decides node by node.
