@@ -170,6 +170,26 @@ TEST(Hsdag, RegroupingGuardUndoesStepsThatMoveThePolicyTooFar) {
   EXPECT_GT(HsdagConfig{}.reparse_kl, 0);
 }
 
+// A guard that only undid whole steps froze a policy whose every step regroups the graph: Adam's
+// moments kept growing the same way and every next step was undone too. It now keeps the largest
+// of 1/2 ... 1/16 of the steps that stays within the limit. With a tight limit (0.001) on
+// Inception-V3, the whole-step guard left the network unchanged for all 15 episodes; now it
+// changes every episode, and the policy's own placement moves.
+TEST(Hsdag, RegroupingGuardKeepsPartOfAStepInsteadOfFreezing) {
+  Model m = load_model("inception_v3");
+  Problem pb(m.graph, load_cluster("paper"));
+  SimulatedReward r0(pb), r1(pb);
+  const TrainResult untrained = train_hsdag(pb, r0, quick(0));
+  HsdagConfig tight = quick(15);
+  tight.reparse_kl = 0.001;
+  const TrainResult t = train_hsdag(pb, r1, tight);
+  ASSERT_EQ(t.log.size(), 15u);
+  int unchanged = 0;
+  for (std::size_t i = 1; i < t.log.size(); ++i) unchanged += t.log[i].stay == t.log[i - 1].stay;
+  EXPECT_LE(unchanged, 2);
+  EXPECT_NE(t.greedy, untrained.greedy);
+}
+
 TEST(Hsdag, SameSeedSamePlacement) {
   Model m = load_model("resnet50");
   Problem pb(m.graph, load_cluster("paper"));

@@ -489,6 +489,25 @@ double reparsed_kl(HsdagNet& net, const Task& task, const torch::Tensor& before)
   return (before.exp() * (before - after)).sum(1).mean().item<double>();
 }
 
+// The batch's steps moved the policy, as the stepped network regroups the graph, more than
+// `limit` mean KL per coarse node from `before`: keep the largest of 1/2, 1/4, 1/8 and 1/16 of
+// the steps (from `snapshot`, the parameters before them) that stays within it, or none. Undoing
+// the whole step every time would freeze a policy whose every step regroups: Adam's moments
+// grow in the same direction, each next step is undone again, and nothing is learnt until the
+// learning rate has fallen far enough (S3D on nvlink4 sat unchanged for 181-409 episodes).
+void backtrack_regrouping(HsdagNet& net, const Task& task, const std::vector<torch::Tensor>& snapshot,
+                          const torch::Tensor& before, double limit) {
+  torch::NoGradGuard no_grad;
+  auto params = net->parameters();
+  std::vector<torch::Tensor> stepped;
+  for (const auto& w : params) stepped.push_back(w.detach().clone());
+  for (double share = 0.5; share >= 1.0 / 16; share /= 2) {
+    for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(snapshot[i] + share * (stepped[i] - snapshot[i]));
+    if (reparsed_kl(net, task, before) <= limit) return;
+  }
+  for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(snapshot[i]);
+}
+
 // One policy-gradient step on one graph: sample cfg.samples placements from the policy (eval
 // mode: the same policy the greedy answer reads), evaluate them, keep the best feasible one,
 // and take up to cfg.pg.update_epochs clipped steps on the batch with the grouping it was
@@ -599,11 +618,8 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
     });
   }
 
-  if (cfg.reparse_kl > 0 && reparsed_kl(net, task, before_nodes) > cfg.reparse_kl) {
-    torch::NoGradGuard no_grad;
-    auto params = net->parameters();
-    for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(snapshot[i]);
-  }
+  if (cfg.reparse_kl > 0 && reparsed_kl(net, task, before_nodes) > cfg.reparse_kl)
+    backtrack_regrouping(net, task, snapshot, before_nodes, cfg.reparse_kl);
 
   EpisodeLog e;
   double ml = 0;
