@@ -278,7 +278,9 @@ TEST(Distributed, TrainingOnTwoReplicasSurvivesLosingOneAndEqualsOneReplica) {
   start_worker("--rank 1" + one);
   const Result alone = train_on(1, one);
   ASSERT_EQ(alone.status, 0) << alone.output;
-  EXPECT_NE(alone.output.find("27 placements answered"), std::string::npos) << alone.output;  // 4 x 6 + 2 + 1
+  // 4 x 6 + 2 + 1, less one: the last episode's batch ends with the best sampled placement,
+  // already measured (HSDAG's imitate_best).
+  EXPECT_NE(alone.output.find("26 placements answered"), std::string::npos) << alone.output;
 
   const std::string two = group_of(3);
   start_worker("--rank 1" + two);
@@ -286,7 +288,7 @@ TEST(Distributed, TrainingOnTwoReplicasSurvivesLosingOneAndEqualsOneReplica) {
   const Result shared = train_on(2, two);
   ASSERT_EQ(shared.status, 0) << shared.output;
   EXPECT_NE(shared.output.find("lost rank 2: receive failed"), std::string::npos) << shared.output;
-  EXPECT_NE(shared.output.find("27 placements answered"), std::string::npos) << shared.output;
+  EXPECT_NE(shared.output.find("26 placements answered"), std::string::npos) << shared.output;
   EXPECT_NE(shared.output.find("1 replicas lost"), std::string::npos) << shared.output;
   EXPECT_EQ(trained(shared.output), trained(alone.output));
 }

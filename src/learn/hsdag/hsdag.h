@@ -118,6 +118,12 @@ struct HsdagConfig {
   // never the policy's sample. One graph only (not train_hsdag_multi).
   bool demonstration = false;
   double demonstration_margin = 0.05;
+  // Beyond the paper (self-imitation, Oh et al. 2018): once the entropy target reaches zero
+  // (pg.entropy_decay_share of the episodes), the demonstration is the best placement the policy
+  // has sampled so far (or HEFT's, with `demonstration`, while that is faster), by the same rule.
+  // It is known already and costs no evaluation, and it keeps a policy from settling above the
+  // best it found; earlier, it would end the exploration. Simulator objective, no feasibility mask.
+  bool imitate_best = true;
   std::uint64_t seed = 1;
   // Beyond the paper: after training, improve the best placement by single-op moves for at
   // most this many evaluations (0 = off; reported separately from the pure policy).

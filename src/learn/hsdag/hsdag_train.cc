@@ -118,6 +118,10 @@ struct Task {
   std::vector<int> demo_node_device;
   Placement demo_placement;
   Evaluation demo_evaluation;
+  // HsdagConfig::imitate_best: the best sampled placement's evaluation (unknown after a resume),
+  // and the latency of the best sampled placement the demonstration was last taken from.
+  Evaluation best_evaluation;
+  double demo_from_best = std::numeric_limits<double>::infinity();
 };
 
 std::string checkpoint_path(const std::string& dir) { return dir + "/hsdag.ckpt"; }
@@ -508,12 +512,33 @@ void backtrack_regrouping(HsdagNet& net, const Task& task, const std::vector<tor
   for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(snapshot[i]);
 }
 
+// HsdagConfig::imitate_best applies from the episode at which the entropy target reaches zero.
+bool imitating_best(const HsdagConfig& cfg, int episode) {
+  return cfg.imitate_best && episode >= cfg.pg.entropy_decay_share * cfg.episodes;
+}
+
+// HsdagConfig::imitate_best: the demonstration becomes the best sampled placement whenever that
+// improved and beats the current demonstration. Its evaluation is carried over (known since it
+// was sampled), so it is not evaluated again unless the grouping changes it.
+void imitate_best_sampled(Task& task, const TaskState& ts) {
+  if (task.mask || ts.best.empty() || ts.best_latency >= task.demo_from_best) return;
+  const bool given = !task.demo_node_device.empty();
+  if (given && (task.demo_placement.empty() || task.demo_evaluation.latency <= ts.best_latency)) return;
+  task.demo_node_device = majority_devices(task.prep.coarse.num_groups(), task.problem->num_devices(),
+                                           task.prep.coarse.group_of_op, ts.best);
+  task.demo_from_best = ts.best_latency;
+  if (task.best_evaluation.feasible && task.best_evaluation.latency == ts.best_latency) {
+    task.demo_placement = ts.best;
+    task.demo_evaluation = task.best_evaluation;
+  }
+}
+
 // One policy-gradient step on one graph: sample cfg.samples placements from the policy (eval
 // mode: the same policy the greedy answer reads), evaluate them, keep the best feasible one,
 // and take up to cfg.pg.update_epochs clipped steps on the batch with the grouping it was
 // sampled in. The log's episode number is left to the caller.
 EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, TaskState& ts, std::mt19937_64& rng,
-                         const HsdagConfig& cfg, double entropy_weight) {
+                         const HsdagConfig& cfg, double entropy_weight, bool imitate_best) {
   const auto t_ep = std::chrono::steady_clock::now();
   const int D = task.problem->num_devices(), K = cfg.samples;
   NetOutput out;
@@ -528,6 +553,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   std::vector<double> rewards(K), latencies(K);
   int feasible = 0;
   const RewardKind kind = cfg.reward;
+  if (imitate_best) imitate_best_sampled(task, ts);
   // The K samples are evaluated together (a replicated measured reward runs them in parallel).
   // The demonstration (the batch's last placement when set) is evaluated only when it changed,
   // and is neither a sample of the policy in the log nor a candidate for the best sampled.
@@ -561,6 +587,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
       if (e.feasible && e.latency < ts.best_latency) {
         ts.best_latency = e.latency;
         ts.best = std::move(batch[k]);
+        task.best_evaluation = e;
       }
     }
   };
@@ -771,6 +798,13 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   Task task = make_task(problem, reward, std::move(prep), st.task, resumed, cfg.feasibility_mask);
   if (!resumed) lean_to_reference(net, task, cfg);
   start_from_heft(net, task, st.task, cfg, resumed);
+  // The best sampled placement's evaluation, which imitate_best carries over: counted when it was
+  // sampled, restored here with the latency recorded then (a measured reward would differ).
+  if (resumed && cfg.imitate_best && !st.task.best.empty()) {
+    task.best_evaluation = reward.evaluate(st.task.best);
+    task.best_evaluation.feasible = true;
+    task.best_evaluation.latency = st.task.best_latency;
+  }
 
   int run_episodes = 0;
   SettledWatch watch(cfg.pg);
@@ -791,7 +825,8 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
     const std::mt19937_64 rng_before = st.rng;
     EpisodeLog e;
     try {
-      e = train_episode(net, opt, task, st.task, st.rng, cfg, bonus.weight(st.episode, cfg.episodes));
+      e = train_episode(net, opt, task, st.task, st.rng, cfg, bonus.weight(st.episode, cfg.episodes),
+                        imitating_best(cfg, st.episode));
     } catch (const Error& failure) {
       if (cfg.checkpoint_dir.empty()) throw;
       st.rng = rng_before;
@@ -852,7 +887,8 @@ std::vector<TrainResult> train_hsdag_multi(const std::vector<RewardTask>& tasks,
   for (int ep = 0; ep < cfg.episodes; ++ep) {
     const std::size_t i = static_cast<std::size_t>(ep) % tasks.size();  // graphs take turns
     set_lr(opt, cfg.lr * lr_share_at(cfg.pg, ep, cfg.episodes));
-    EpisodeLog e = train_episode(net, opt, run[i], states[i], rng, cfg, bonus.weight(ep, cfg.episodes));
+    EpisodeLog e =
+        train_episode(net, opt, run[i], states[i], rng, cfg, bonus.weight(ep, cfg.episodes), imitating_best(cfg, ep));
     bonus.observe(e.entropy, ep, cfg.episodes);
     e.episode = ep + 1;
     logs[i].push_back(e);
