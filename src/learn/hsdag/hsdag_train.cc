@@ -118,9 +118,8 @@ struct Task {
   std::vector<int> demo_node_device;
   Placement demo_placement;
   Evaluation demo_evaluation;
-  // HsdagConfig::imitate_best: the best sampled placement's evaluation (unknown after a resume),
-  // and the latency of the best sampled placement the demonstration was last taken from.
-  Evaluation best_evaluation;
+  // HsdagConfig::imitate_best: the latency of the best sampled placement the demonstration was
+  // last taken from.
   double demo_from_best = std::numeric_limits<double>::infinity();
 };
 
@@ -518,8 +517,8 @@ bool imitating_best(const HsdagConfig& cfg, int episode) {
 }
 
 // HsdagConfig::imitate_best: the demonstration becomes the best sampled placement whenever that
-// improved and beats the current demonstration. Its evaluation is carried over (known since it
-// was sampled), so it is not evaluated again unless the grouping changes it.
+// improved and beats the current demonstration. It is feasible and its latency is known, which
+// is all its reward reads, so it is not evaluated again unless the grouping changes it.
 void imitate_best_sampled(Task& task, const TaskState& ts) {
   if (task.mask || ts.best.empty() || ts.best_latency >= task.demo_from_best) return;
   const bool given = !task.demo_node_device.empty();
@@ -527,10 +526,8 @@ void imitate_best_sampled(Task& task, const TaskState& ts) {
   task.demo_node_device = majority_devices(task.prep.coarse.num_groups(), task.problem->num_devices(),
                                            task.prep.coarse.group_of_op, ts.best);
   task.demo_from_best = ts.best_latency;
-  if (task.best_evaluation.feasible && task.best_evaluation.latency == ts.best_latency) {
-    task.demo_placement = ts.best;
-    task.demo_evaluation = task.best_evaluation;
-  }
+  task.demo_placement = ts.best;
+  task.demo_evaluation = Evaluation{.latency = ts.best_latency};
 }
 
 // One policy-gradient step on one graph: sample cfg.samples placements from the policy (eval
@@ -587,7 +584,6 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
       if (e.feasible && e.latency < ts.best_latency) {
         ts.best_latency = e.latency;
         ts.best = std::move(batch[k]);
-        task.best_evaluation = e;
       }
     }
   };
@@ -798,13 +794,6 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   Task task = make_task(problem, reward, std::move(prep), st.task, resumed, cfg.feasibility_mask);
   if (!resumed) lean_to_reference(net, task, cfg);
   start_from_heft(net, task, st.task, cfg, resumed);
-  // The best sampled placement's evaluation, which imitate_best carries over: counted when it was
-  // sampled, restored here with the latency recorded then (a measured reward would differ).
-  if (resumed && cfg.imitate_best && !st.task.best.empty()) {
-    task.best_evaluation = reward.evaluate(st.task.best);
-    task.best_evaluation.feasible = true;
-    task.best_evaluation.latency = st.task.best_latency;
-  }
 
   int run_episodes = 0;
   SettledWatch watch(cfg.pg);
