@@ -511,7 +511,9 @@ void backtrack_regrouping(HsdagNet& net, const Task& task, const std::vector<tor
   for (std::size_t i = 0; i < params.size(); ++i) params[i].copy_(snapshot[i]);
 }
 
-// HsdagConfig::imitate_best applies from the episode at which the entropy target reaches zero.
+// HsdagConfig::imitate_best applies from episode share x episodes. The entropy target reaches zero
+// at share x (episodes - 1) (entropy_decay_done), the same episode in a 1,000-episode run and at
+// most one episode earlier in a short one.
 bool imitating_best(const HsdagConfig& cfg, int episode) {
   return cfg.imitate_best && episode >= cfg.pg.entropy_decay_share * cfg.episodes;
 }
