@@ -104,13 +104,22 @@ std::vector<std::vector<int>> other_inputs_of(const Coarsening& coarse, const st
   return out;
 }
 
-double chained_log_prob(const float* logits, const std::vector<int>& row_of, const std::vector<int>& parent,
-                        int devices, const ChainTerms& terms, const std::vector<int>& device) {
-  double total = 0;
+std::vector<double> conditional_log_probs(const float* logits, const std::vector<int>& row_of,
+                                          const std::vector<int>& parent, int devices, const ChainTerms& terms,
+                                          const std::vector<int>& device) {
+  std::vector<double> out(device.size() * devices);
   decide_in_order(logits, row_of, parent, devices, terms, [&](int v, const std::vector<double>& logp) {
-    total += logp[device[v]];
+    std::copy(logp.begin(), logp.end(), out.begin() + static_cast<std::ptrdiff_t>(v) * devices);
     return device[v];
   });
+  return out;
+}
+
+double chained_log_prob(const float* logits, const std::vector<int>& row_of, const std::vector<int>& parent,
+                        int devices, const ChainTerms& terms, const std::vector<int>& device) {
+  const std::vector<double> logp = conditional_log_probs(logits, row_of, parent, devices, terms, device);
+  double total = 0;
+  for (std::size_t v = 0; v < device.size(); ++v) total += logp[v * devices + device[v]];
   return total;
 }
 

@@ -61,6 +61,12 @@ std::vector<int> sample_chained(const float* logits, const std::vector<int>& row
 double chained_log_prob(const float* logits, const std::vector<int>& row_of, const std::vector<int>& parent,
                         int devices, const ChainTerms& terms, const std::vector<int>& device);
 
+// Every node's log-probabilities given the devices `device` puts the nodes before it on (its
+// parent, earlier siblings and other inputs): [nodes * devices], row-major.
+std::vector<double> conditional_log_probs(const float* logits, const std::vector<int>& row_of,
+                                          const std::vector<int>& parent, int devices, const ChainTerms& terms,
+                                          const std::vector<int>& device);
+
 // The most likely joint assignment under the same model: exact (max-product over the forest)
 // without sibling and join terms. With them the exact maximum is out of reach, and of two
 // assignments decided in index order it returns the more likely: each node taking its most likely

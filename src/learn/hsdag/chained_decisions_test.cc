@@ -210,6 +210,25 @@ TEST(ChainedDecisions, OtherInputsAreCountedPerDevice) {
   EXPECT_EQ(on, want);
 }
 
+// Each node's distribution given where the assignment puts the nodes before it, by hand: the
+// same residual block with a join term, the add's other input on device 1.
+TEST(ChainedDecisions, ConditionalLogProbabilitiesAreEachNodesGivenTheOthers) {
+  const std::vector<int> parent{-1, 0, 0}, row_of{0, 1, 2};
+  const std::vector<float> logits{5.0f, 0.0f, 0.0f, 9.0f, 0.0f, 0.0f};
+  ChainTerms terms = terms_of({3.0, 3.0, 3.0});
+  terms.join = {0.0, 0.0, 5.0};
+  terms.other_inputs = {{}, {}, {1}};
+  const std::vector<int> device{0, 1, 0};
+  const std::vector<double> got = conditional_log_probs(logits.data(), row_of, parent, 2, terms, device);
+  ASSERT_EQ(got.size(), 6u);
+  auto log_p = [](double chosen, double other) { return chosen - std::log(std::exp(chosen) + std::exp(other)); };
+  // Node 0 from (5, 0); node 1 from (0 + 3, 9) (its parent on 0); node 2 from (0 + 3, 0 + 5).
+  const double want[] = {log_p(5, 0), log_p(0, 5), log_p(3, 9), log_p(9, 3), log_p(3, 5), log_p(5, 3)};
+  for (int i = 0; i < 6; ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << i;
+  // Node 2's own device does not enter its distribution: moving it changes nothing above.
+  EXPECT_EQ(conditional_log_probs(logits.data(), row_of, parent, 2, terms, {0, 1, 1}), got);
+}
+
 TEST(ChainedDecisions, APositiveJoinTermFollowsTheOtherInput) {
   // A residual block on two devices: node 0 prefers device 0, node 1 (its child, the branch)
   // device 1, and node 2 (the add) has main parent 0 and other input 1, no preference of its own.

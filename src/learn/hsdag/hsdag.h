@@ -124,6 +124,13 @@ struct HsdagConfig {
   // It is known already and costs no evaluation, and it keeps a policy from settling above the
   // best it found; earlier, it would end the exploration. Simulator objective, no feasibility mask.
   bool imitate_best = true;
+  // Beyond the paper (relocation proposals, as GiPH's moves): while imitating the best sampled,
+  // this share of each batch (rounded down; the policy keeps at least one sample) is that
+  // placement with one coarse node moved, the node drawn uniformly and its device by the policy's
+  // probabilities among the others. They only compete for the best sampled (which the policy then
+  // imitates) and take no part in the update, so that a policy sure of its answer still tries
+  // every single move from it. Chained decisions only; 0 = off.
+  double relocation_share = 0.25;
   std::uint64_t seed = 1;
   // Beyond the paper: after training, improve the best placement by single-op moves for at
   // most this many evaluations (0 = off; reported separately from the pure policy).

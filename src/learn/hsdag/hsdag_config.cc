@@ -29,6 +29,7 @@ HsdagConfig hsdag_preset(const std::string& name) {
     c.refine_evals = 0;
     c.reparse_kl = 0;
     c.stay = 0, c.learn_stay = false, c.learn_siblings = false, c.learn_joins = false, c.imitate_best = false;
+    c.relocation_share = 0;
     return c;
   }
   throw Error("", "", "unknown HSDAG preset '" + name + "' (known: default, paper)", ErrorKind::not_found);
@@ -130,6 +131,8 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
     c.demonstration = flag();
   else if (key == "imitate_best")
     c.imitate_best = flag();
+  else if (key == "relocation_share")
+    c.relocation_share = num();
   else if (key == "demonstration_margin")
     c.demonstration_margin = num();
   else if (key == "imitate_steps")
@@ -156,7 +159,7 @@ void apply_hsdag_override(HsdagConfig& c, const std::string& assignment) {
                     "' (hidden, gcn_layers, pool_gcn_layers, levels, threshold, dropout, lr, episodes, samples, "
                     "entropy, entropy_end, entropy_decay, entropy_target, entropy_rate, entropy_gain, lr_end, settled, settled_gap, patience, epochs, clip, kl, floor, "
                     "overflow_penalty, reward, merge, chains, colocate, node_policy, mutual, refine, mask, start, imitate_steps, demonstration, "
-                    "demonstration_margin, imitate_best, "
+                    "demonstration_margin, imitate_best, relocation_share, "
                     "imitate_share, "
                     "tarnawski_chains, reparse_kl, stay, learn_stay, learn_siblings, learn_joins)", ErrorKind::not_found);
 }

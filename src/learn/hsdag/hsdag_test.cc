@@ -359,6 +359,7 @@ TermTrial train_with_and_without(const std::string& model, bool HsdagConfig::*te
   Problem pb(m.graph, load_cluster("nvlink4"));
   SimulatedReward reward(pb);
   HsdagConfig c = quick(150);
+  c.relocation_share = 0;  // the term alone: relocations take 2 of these batches' 8 samples
   EXPECT_TRUE(c.*term);  // on by default
   TermTrial t;
   t.with = train_hsdag(pb, reward, c);
@@ -490,6 +491,7 @@ TEST(Hsdag, ImitatingTheBestSampledPlacementEndsAtItAndCostsNoEvaluation) {
   Problem pb(m.graph, load_cluster("paper"));
   SimulatedReward reward(pb);
   HsdagConfig c = quick(150);
+  c.relocation_share = 0;  // imitation alone (relocations: the test after)
   ASSERT_TRUE(c.imitate_best);  // on by default
   ASSERT_DOUBLE_EQ(c.pg.entropy_decay_share, 0.6);
   const TrainResult imitated = train_hsdag(pb, reward, c);
@@ -506,6 +508,70 @@ TEST(Hsdag, ImitatingTheBestSampledPlacementEndsAtItAndCostsNoEvaluation) {
   EXPECT_GT(plain.greedy_latency, plain.sampled_latency * 1.005);
   EXPECT_LE(imitated.greedy_latency, imitated.sampled_latency * 1.001);
   EXPECT_LT(imitated.greedy_latency, plain.greedy_latency * 0.995);
+}
+
+// Records every batch a trainer evaluates, and what each placement scored.
+class RecordingReward : public SimulatedReward {
+ public:
+  using SimulatedReward::SimulatedReward;
+  std::vector<Evaluation> evaluate_batch(const std::vector<Placement>& placements) override {
+    batches.push_back(placements);
+    return SimulatedReward::evaluate_batch(placements);
+  }
+  std::vector<std::vector<Placement>> batches;
+};
+
+// HsdagConfig::relocation_share: while imitating the best sampled (episodes 13-20 of 20 here),
+// the last quarter of each batch's samples (2 of 8, before the best sampled, which is not
+// evaluated again) is the best sampled so far with the ops of one coarse node moved to one other
+// device. They cost what the samples they replace would, and they stay out of the logged batch
+// mean and out of the update until one of them is the best.
+TEST(Hsdag, RelocationsMoveOneNodeOfTheBestSampledAndCostWhatTheyReplace) {
+  Model m = load_model("resnet50");
+  Problem pb(m.graph, load_cluster("paper"));
+  HsdagConfig c = quick(20);
+  ASSERT_DOUBLE_EQ(c.relocation_share, 0.25);  // on by default
+  const Coarsening coarse = coarsen(m.graph, c.coarsen);
+  RecordingReward reward(pb);
+  const TrainResult r = train_hsdag(pb, reward, c);
+  ASSERT_EQ(r.episodes, 20);
+  ASSERT_EQ(reward.batches.size(), 21u);  // the two single-device references, then a batch per episode
+  ASSERT_EQ(reward.batches[0].size(), 2u);
+  reward.batches.erase(reward.batches.begin());
+  EXPECT_EQ(r.evaluations, 2 + 12 * 8 + 8 * 7 + 1);
+  double best = std::numeric_limits<double>::infinity();
+  Placement best_placement;
+  int moved_elsewhere = 0;
+  for (int e = 0; e < 20; ++e) {
+    const std::vector<Placement>& batch = reward.batches[e];
+    const int policy_samples = e < 12 ? 8 : 5;
+    ASSERT_EQ(static_cast<int>(batch.size()), e < 12 ? 8 : 7) << "episode " << e + 1;
+    double mean = 0;
+    for (int k = 0; k < policy_samples; ++k) mean += reward.evaluate(batch[k]).latency / policy_samples;
+    EXPECT_NEAR(r.log[e].mean_latency, mean, 1e-12 * mean) << "episode " << e + 1;
+    for (int k = policy_samples; k < static_cast<int>(batch.size()); ++k) {
+      std::set<int> groups, devices;
+      for (int op = 0; op < pb.num_ops(); ++op)
+        if (batch[k][op] != best_placement[op]) groups.insert(coarse.group_of_op[op]), devices.insert(batch[k][op]);
+      ASSERT_EQ(groups.size(), 1u) << "episode " << e + 1 << ", relocation " << k;
+      EXPECT_EQ(devices.size(), 1u);
+      for (int op = 0; op < pb.num_ops(); ++op)  // the whole coarse node moved
+        if (coarse.group_of_op[op] == *groups.begin()) EXPECT_EQ(batch[k][op], *devices.begin());
+      ++moved_elsewhere;
+    }
+    for (const Placement& p : batch) {
+      const Evaluation ev = reward.evaluate(p);
+      if (ev.feasible && ev.latency < best) best = ev.latency, best_placement = p;
+    }
+  }
+  EXPECT_EQ(moved_elsewhere, 16);
+  EXPECT_DOUBLE_EQ(r.sampled_latency, best);
+  // The same run without them until imitation starts.
+  c.relocation_share = 0;
+  SimulatedReward plain_reward(pb);
+  const TrainResult plain = train_hsdag(pb, plain_reward, c);
+  EXPECT_EQ(plain.evaluations, r.evaluations);
+  for (int e = 0; e < 12; ++e) EXPECT_DOUBLE_EQ(plain.log[e].mean_latency, r.log[e].mean_latency) << e + 1;
 }
 
 // MobileNetV2 (OpenVINO IR) on `paper`: the CPU alone (1.317 ms) beats HEFT (1.471), and every

@@ -79,6 +79,8 @@ void check_config(const HsdagConfig& c) {
     throw Error("", "", "HSDAG: start must be 0 (off) or in (0, 1)");
   if (c.imitate_steps > 0 && !(c.imitate_share > 0 && c.imitate_share < 1))
     throw Error("", "", "HSDAG: imitate_share must be in (0, 1)");
+  if (!(c.relocation_share >= 0 && c.relocation_share < 1))
+    throw Error("", "", "HSDAG: relocation_share must be in [0, 1) (0: off)");
   if (!(c.stay >= 0)) throw Error("", "", "HSDAG: stay must be non-negative (0: off)");
   if (c.pg.update_epochs < 1 || !(c.pg.advantage_floor > 0) || !(c.pg.clip > 0))
     throw Error("", "", "HSDAG: epochs must be at least 1, floor and clip positive");
@@ -410,14 +412,48 @@ double mean_of(const std::vector<double>& x) {
   return x.empty() ? 0.0 : std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size());
 }
 
+// HsdagConfig::relocation_share: `device` with node v moved, to a device drawn by the policy's own
+// probabilities given the others (`logp`, [nodes * devices]) among those v is not on.
+std::vector<int> relocated(std::vector<int> device, int v, const std::vector<double>& logp, int devices,
+                           std::mt19937_64& rng) {
+  const double* p = &logp[static_cast<std::size_t>(v) * devices];
+  double others = 0;
+  for (int d = 0; d < devices; ++d) others += d == device[v] ? 0.0 : std::exp(p[d]);
+  const double x = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+  int to = (device[v] + 1 + static_cast<int>(x * (devices - 1))) % devices;  // every other underflowed: any
+  double acc = 0;
+  if (others > 0)
+    for (int d = 0; d < devices; ++d)
+      if (d != device[v] && (acc += std::exp(p[d]) / others) >= x) {
+        to = d;
+        break;
+      }
+  device[v] = to;
+  return device;
+}
+
+// The node the i-th relocation of a run moves: the nodes in a fixed order shuffled by the seed,
+// round and round, so that every node is moved once in every `nodes` relocations (and a resumed
+// run moves the same ones).
+int relocated_node(int nodes, std::uint64_t seed, long long i) {
+  std::vector<int> order(nodes);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 g(seed);
+  for (int j = nodes - 1; j > 0; --j) std::swap(order[j], order[std::uniform_int_distribution<int>(0, j)(g)]);
+  return order[i % nodes];
+}
+
 // One batch of chained decisions (HsdagConfig::stay, no feasibility mask): every coarse node
 // draws its device from its unit's logits plus its stay bonus on its main parent's device (and its
 // sibling term per earlier sibling on each device); the update scores each sample's decisions
 // given the parents' and siblings' devices it drew. The demonstration (demo_k >= 0) is the batch's
-// last placement, its advantage clipped at zero. `terms_used`: the nodes' mean terms the batch
-// was drawn with (the join term's over the nodes with other inputs).
+// last placement, its advantage clipped at zero; the `relocations` before it are the
+// demonstration with one node moved (relocated, the nodes of relocations `first_relocation_index`
+// on), scored for the best sampled only. `terms_used`:
+// the nodes' mean terms the batch was drawn with (the join term's over the nodes with other inputs).
 void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const NetOutput& out, std::mt19937_64& rng,
-                     const HsdagConfig& cfg, double entropy_weight, int demo_k,
+                     const HsdagConfig& cfg, double entropy_weight, int demo_k, int relocations,
+                     long long first_relocation_index,
                      const std::function<void(std::vector<Placement>)>& score, const std::vector<double>& rewards,
                      double& kl, double& entropy, EpisodeLog& terms_used) {
   const int D = task.problem->num_devices(), K = cfg.samples, N = task.prep.coarse.num_groups();
@@ -437,10 +473,19 @@ void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const N
   std::vector<float> siblings_on(siblings ? on_parent.size() : 0, 0.0f);  // earlier siblings per device
   std::vector<float> inputs_on(joins ? on_parent.size() : 0, 0.0f);      // other inputs per device
   std::vector<Placement> batch;
+  const int first_relocation = demo_k >= 0 ? demo_k - relocations : K;
+  std::vector<double> demo_logp;  // every node's device log-probabilities given the demonstration
+  if (relocations > 0)
+    demo_logp = conditional_log_probs(logits.data_ptr<float>(), out.unit_of_node, parent, D, terms,
+                                      task.demo_node_device);
   for (int k = 0; k < K; ++k) {
     const std::vector<int> device =
-        k == demo_k ? task.demo_node_device
-                    : sample_chained(logits.data_ptr<float>(), out.unit_of_node, parent, D, terms, rng);
+        k == demo_k               ? task.demo_node_device
+        : k >= first_relocation
+            ? relocated(task.demo_node_device,
+                        relocated_node(N, cfg.seed, first_relocation_index + (k - first_relocation)), demo_logp, D,
+                        rng)
+                                : sample_chained(logits.data_ptr<float>(), out.unit_of_node, parent, D, terms, rng);
     for (int v = 0; v < N; ++v) {
       const std::size_t i = static_cast<std::size_t>(k) * N + v;
       actions[i] = device[v];
@@ -457,8 +502,14 @@ void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const N
     batch.push_back(expand(task.prep.coarse, device));
   }
   score(std::move(batch));
-  std::vector<float> adv = centred_advantages(rewards, cfg.pg.advantage_floor);
-  if (demo_k >= 0) adv[demo_k] = std::max(adv[demo_k], 0.0f);
+  // The relocations are not the policy's samples: they take no part in the update.
+  std::vector<double> scored(rewards.begin(), rewards.begin() + first_relocation);
+  if (demo_k >= 0) scored.push_back(rewards[demo_k]);
+  std::vector<float> adv = centred_advantages(scored, cfg.pg.advantage_floor);
+  if (demo_k >= 0) {
+    adv.insert(adv.end() - 1, static_cast<std::size_t>(relocations), 0.0f);
+    adv[demo_k] = std::max(adv[demo_k], 0.0f);
+  }
   auto a = torch::from_blob(actions.data(), {K, N}, torch::kLong);
   auto adv_t = torch::from_blob(adv.data(), {K}, torch::kFloat);
   auto on_parent_t = torch::from_blob(on_parent.data(), {K, N, D}, torch::kFloat);
@@ -518,6 +569,12 @@ bool imitating_best(const HsdagConfig& cfg, int episode) {
   return cfg.imitate_best && episode >= cfg.pg.entropy_decay_share * cfg.episodes;
 }
 
+// HsdagConfig::relocation_share: the relocations in a batch that ends with a demonstration (the
+// policy keeps at least one sample).
+int relocations_per_batch(const HsdagConfig& cfg) {
+  return std::max(0, std::min(static_cast<int>(cfg.relocation_share * cfg.samples), cfg.samples - 2));
+}
+
 // HsdagConfig::imitate_best: the demonstration becomes the best sampled placement whenever that
 // improved and beats the current demonstration. It is feasible and its latency is known, which
 // is all its reward reads, so it is not evaluated again unless the grouping changes it.
@@ -537,7 +594,8 @@ void imitate_best_sampled(Task& task, const TaskState& ts) {
 // and take up to cfg.pg.update_epochs clipped steps on the batch with the grouping it was
 // sampled in. The log's episode number is left to the caller.
 EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, TaskState& ts, std::mt19937_64& rng,
-                         const HsdagConfig& cfg, double entropy_weight, bool imitate_best) {
+                         const HsdagConfig& cfg, double entropy_weight, int episode) {
+  const bool imitate_best = imitating_best(cfg, episode);
   const auto t_ep = std::chrono::steady_clock::now();
   const int D = task.problem->num_devices(), K = cfg.samples;
   NetOutput out;
@@ -557,6 +615,10 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   // The demonstration (the batch's last placement when set) is evaluated only when it changed,
   // and is neither a sample of the policy in the log nor a candidate for the best sampled.
   const int demo_k = !task.mask && !task.demo_node_device.empty() && K > 1 ? K - 1 : -1;
+  // HsdagConfig::relocation_share: the samples before the demonstration, while imitating the best
+  // sampled (chained decisions only). Samples [0, policy_samples) are the policy's.
+  const int relocations = imitate_best && demo_k >= 0 && cfg.stay > 0 && D > 1 ? relocations_per_batch(cfg) : 0;
+  const int policy_samples = demo_k >= 0 ? demo_k - relocations : K;
   auto score = [&](std::vector<Placement> batch) {
     std::vector<Evaluation> evaluations;
     if (demo_k >= 0) {
@@ -581,8 +643,9 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
         continue;
       }
       ++ts.evaluations;
-      latencies[k] = e.latency;
-      feasible += e.feasible ? 1 : 0;
+      const bool policy_sample = k < policy_samples;
+      latencies[k] = policy_sample ? e.latency : std::numeric_limits<double>::quiet_NaN();
+      feasible += policy_sample && e.feasible ? 1 : 0;
       if (e.feasible && e.latency < ts.best_latency) {
         ts.best_latency = e.latency;
         ts.best = std::move(batch[k]);
@@ -603,7 +666,8 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   if (task.mask) {
     masked_episode(net, opt, task, out, unif, rng, cfg, entropy_weight, score, rewards, kl, entropy);
   } else if (cfg.stay > 0) {
-    chained_episode(net, opt, task, out, rng, cfg, entropy_weight, demo_k, score, rewards, kl, entropy, terms_used);
+    chained_episode(net, opt, task, out, rng, cfg, entropy_weight, demo_k, relocations,
+                    static_cast<long long>(episode) * relocations, score, rewards, kl, entropy, terms_used);
   } else {
     const int U = static_cast<int>(out.logits.size(0));  // decision units
     auto probs = old_logp.exp().contiguous();
@@ -650,18 +714,18 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   double ml = 0;
   int finite = 0;
   for (double l : latencies)
-    if (std::isfinite(l)) ml += l, ++finite;  // NaN: the demonstration
+    if (std::isfinite(l)) ml += l, ++finite;  // NaN: the demonstration and the relocations
   double mr = 0;
-  for (int k = 0; k < K; ++k) mr += k == demo_k ? 0.0 : rewards[k];
+  for (int k = 0; k < policy_samples; ++k) mr += rewards[k];
   e.mean_latency = finite ? ml / finite : kInf;
   e.best_latency = ts.best_latency;
-  e.mean_reward = mr / (demo_k >= 0 ? K - 1 : K);
+  e.mean_reward = mr / policy_samples;
   e.entropy = entropy;
   e.groups = out.groups;
   e.stay = terms_used.stay;
   e.sibling = terms_used.sibling;
   e.join = terms_used.join;
-  e.feasible_share = static_cast<double>(feasible) / (demo_k >= 0 ? K - 1 : K);
+  e.feasible_share = static_cast<double>(feasible) / policy_samples;
   e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_ep).count();
   return e;
 }
@@ -798,7 +862,12 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   start_from_heft(net, task, st.task, cfg, resumed);
 
   int run_episodes = 0;
-  SettledWatch watch(cfg.pg);
+  // With relocations, settled also means every node was moved once from the best (which resets
+  // the count when it improves).
+  PolicyGradientOptions settle = cfg.pg;
+  if (const int r = relocations_per_batch(cfg); r > 0 && cfg.stay > 0 && cfg.imitate_best)
+    settle.patience = std::max(settle.patience, (task.prep.coarse.num_groups() + r - 1) / r);
+  SettledWatch watch(settle);
   EntropyBonus bonus(cfg.pg);
   // A resumed run replays the log, so it stops, and weighs the entropy, where an uninterrupted
   // run would.
@@ -816,8 +885,7 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
     const std::mt19937_64 rng_before = st.rng;
     EpisodeLog e;
     try {
-      e = train_episode(net, opt, task, st.task, st.rng, cfg, bonus.weight(st.episode, cfg.episodes),
-                        imitating_best(cfg, st.episode));
+      e = train_episode(net, opt, task, st.task, st.rng, cfg, bonus.weight(st.episode, cfg.episodes), st.episode);
     } catch (const Error& failure) {
       if (cfg.checkpoint_dir.empty()) throw;
       st.rng = rng_before;
@@ -879,7 +947,7 @@ std::vector<TrainResult> train_hsdag_multi(const std::vector<RewardTask>& tasks,
     const std::size_t i = static_cast<std::size_t>(ep) % tasks.size();  // graphs take turns
     set_lr(opt, cfg.lr * lr_share_at(cfg.pg, ep, cfg.episodes));
     EpisodeLog e =
-        train_episode(net, opt, run[i], states[i], rng, cfg, bonus.weight(ep, cfg.episodes), imitating_best(cfg, ep));
+        train_episode(net, opt, run[i], states[i], rng, cfg, bonus.weight(ep, cfg.episodes), ep);
     bonus.observe(e.entropy, ep, cfg.episodes);
     e.episode = ep + 1;
     logs[i].push_back(e);
