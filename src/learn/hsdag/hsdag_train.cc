@@ -432,15 +432,14 @@ std::vector<int> relocated(std::vector<int> device, int v, const std::vector<dou
   return device;
 }
 
-// The node the i-th relocation of a run moves: the nodes in a fixed order shuffled by the seed,
-// round and round, so that every node is moved once in every `nodes` relocations (and a resumed
-// run moves the same ones).
-int relocated_node(int nodes, std::uint64_t seed, long long i) {
+// The order relocations move the nodes in: fixed, shuffled by the seed, round and round, so that
+// every node is moved once in every `nodes` relocations (and a resumed run moves the same ones).
+std::vector<int> relocation_order(int nodes, std::uint64_t seed) {
   std::vector<int> order(nodes);
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 g(seed);
   for (int j = nodes - 1; j > 0; --j) std::swap(order[j], order[std::uniform_int_distribution<int>(0, j)(g)]);
-  return order[i % nodes];
+  return order;
 }
 
 // One batch of chained decisions (HsdagConfig::stay, no feasibility mask): every coarse node
@@ -475,17 +474,21 @@ void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const N
   std::vector<Placement> batch;
   const int first_relocation = demo_k >= 0 ? demo_k - relocations : K;
   std::vector<double> demo_logp;  // every node's device log-probabilities given the demonstration
-  if (relocations > 0)
+  std::vector<int> order;
+  if (relocations > 0) {
     demo_logp = conditional_log_probs(logits.data_ptr<float>(), out.unit_of_node, parent, D, terms,
                                       task.demo_node_device);
+    order = relocation_order(N, cfg.seed);
+  }
   for (int k = 0; k < K; ++k) {
-    const std::vector<int> device =
-        k == demo_k               ? task.demo_node_device
-        : k >= first_relocation
-            ? relocated(task.demo_node_device,
-                        relocated_node(N, cfg.seed, first_relocation_index + (k - first_relocation)), demo_logp, D,
-                        rng)
-                                : sample_chained(logits.data_ptr<float>(), out.unit_of_node, parent, D, terms, rng);
+    std::vector<int> device;
+    if (k == demo_k)
+      device = task.demo_node_device;
+    else if (k >= first_relocation)
+      device = relocated(task.demo_node_device, order[(first_relocation_index + k - first_relocation) % N], demo_logp,
+                         D, rng);
+    else
+      device = sample_chained(logits.data_ptr<float>(), out.unit_of_node, parent, D, terms, rng);
     for (int v = 0; v < N; ++v) {
       const std::size_t i = static_cast<std::size_t>(k) * N + v;
       actions[i] = device[v];
