@@ -125,11 +125,13 @@ struct HsdagConfig {
   // best it found; earlier, it would end the exploration. Simulator objective, no feasibility mask.
   bool imitate_best = true;
   // Beyond the paper (relocation proposals, as GiPH's moves): while imitating the best sampled,
-  // this share of each batch (rounded down; the policy keeps at least one sample) is that
-  // placement with one coarse node moved, the node drawn uniformly and its device by the policy's
-  // probabilities among the others. They only compete for the best sampled (which the policy then
-  // imitates) and take no part in the update, so that a policy sure of its answer still tries
-  // every single move from it. Chained decisions only; 0 = off.
+  // this share of each batch (rounded down; the policy keeps at least one sample) is the
+  // demonstration (the best sampled, or HEFT's while faster) with one coarse node moved: the
+  // nodes in an order shuffled by the seed, round and round, each to a device drawn by the
+  // policy's probabilities among the others. They compete for the best sampled (which the policy
+  // then imitates) with zero advantage in the update, so that a policy sure of its answer still
+  // tries every single move from it, and a policy counts as settled only after as many settled
+  // episodes as moving every node once takes. Chained decisions only; 0 = off.
   double relocation_share = 0.25;
   std::uint64_t seed = 1;
   // Beyond the paper: after training, improve the best placement by single-op moves for at

@@ -524,8 +524,8 @@ class RecordingReward : public SimulatedReward {
 // HsdagConfig::relocation_share: while imitating the best sampled (episodes 13-20 of 20 here),
 // the last quarter of each batch's samples (2 of 8, before the best sampled, which is not
 // evaluated again) is the best sampled so far with the ops of one coarse node moved to one other
-// device. They cost what the samples they replace would, and they stay out of the logged batch
-// mean and out of the update until one of them is the best.
+// device, a different node each time. They cost what the samples they replace would, stay out of
+// the logged batch mean, and count for the best sampled.
 TEST(Hsdag, RelocationsMoveOneNodeOfTheBestSampledAndCostWhatTheyReplace) {
   Model m = load_model("resnet50");
   Problem pb(m.graph, load_cluster("paper"));
@@ -542,6 +542,7 @@ TEST(Hsdag, RelocationsMoveOneNodeOfTheBestSampledAndCostWhatTheyReplace) {
   double best = std::numeric_limits<double>::infinity();
   Placement best_placement;
   int moved_elsewhere = 0;
+  std::set<int> moved_groups;
   for (int e = 0; e < 20; ++e) {
     const std::vector<Placement>& batch = reward.batches[e];
     const int policy_samples = e < 12 ? 8 : 5;
@@ -558,6 +559,7 @@ TEST(Hsdag, RelocationsMoveOneNodeOfTheBestSampledAndCostWhatTheyReplace) {
       for (int op = 0; op < pb.num_ops(); ++op)  // the whole coarse node moved
         if (coarse.group_of_op[op] == *groups.begin()) EXPECT_EQ(batch[k][op], *devices.begin());
       ++moved_elsewhere;
+      moved_groups.insert(*groups.begin());
     }
     for (const Placement& p : batch) {
       const Evaluation ev = reward.evaluate(p);
@@ -565,6 +567,7 @@ TEST(Hsdag, RelocationsMoveOneNodeOfTheBestSampledAndCostWhatTheyReplace) {
     }
   }
   EXPECT_EQ(moved_elsewhere, 16);
+  EXPECT_EQ(moved_groups.size(), 16u);  // the nodes in turn: 16 relocations move 16 different nodes
   EXPECT_DOUBLE_EQ(r.sampled_latency, best);
   // The same run without them until imitation starts.
   c.relocation_share = 0;

@@ -447,9 +447,9 @@ std::vector<int> relocation_order(int nodes, std::uint64_t seed) {
 // sibling term per earlier sibling on each device); the update scores each sample's decisions
 // given the parents' and siblings' devices it drew. The demonstration (demo_k >= 0) is the batch's
 // last placement, its advantage clipped at zero; the `relocations` before it are the
-// demonstration with one node moved (relocated, the nodes of relocations `first_relocation_index`
-// on), scored for the best sampled only. `terms_used`:
-// the nodes' mean terms the batch was drawn with (the join term's over the nodes with other inputs).
+// demonstration with one node moved (relocated; the graph's relocations `first_relocation_index`
+// on), with zero advantage. `terms_used`: the nodes' mean terms the batch was drawn with (the join
+// term's over the nodes with other inputs).
 void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const NetOutput& out, std::mt19937_64& rng,
                      const HsdagConfig& cfg, double entropy_weight, int demo_k, int relocations,
                      long long first_relocation_index,
@@ -505,7 +505,8 @@ void chained_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, const N
     batch.push_back(expand(task.prep.coarse, device));
   }
   score(std::move(batch));
-  // The relocations are not the policy's samples: they take no part in the update.
+  // The relocations are not the policy's samples: their advantage is zero (their rows still count
+  // in the batch's entropy and KL, as the demonstration's do).
   std::vector<double> scored(rewards.begin(), rewards.begin() + first_relocation);
   if (demo_k >= 0) scored.push_back(rewards[demo_k]);
   std::vector<float> adv = centred_advantages(scored, cfg.pg.advantage_floor);
@@ -595,9 +596,10 @@ void imitate_best_sampled(Task& task, const TaskState& ts) {
 // One policy-gradient step on one graph: sample cfg.samples placements from the policy (eval
 // mode: the same policy the greedy answer reads), evaluate them, keep the best feasible one,
 // and take up to cfg.pg.update_epochs clipped steps on the batch with the grouping it was
-// sampled in. The log's episode number is left to the caller.
+// sampled in. `episode`: of the run (0-based); `graph_batches`: the batches this graph had
+// before (the same on one graph). The log's episode number is left to the caller.
 EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, TaskState& ts, std::mt19937_64& rng,
-                         const HsdagConfig& cfg, double entropy_weight, int episode) {
+                         const HsdagConfig& cfg, double entropy_weight, int episode, int graph_batches) {
   const bool imitate_best = imitating_best(cfg, episode);
   const auto t_ep = std::chrono::steady_clock::now();
   const int D = task.problem->num_devices(), K = cfg.samples;
@@ -670,7 +672,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
     masked_episode(net, opt, task, out, unif, rng, cfg, entropy_weight, score, rewards, kl, entropy);
   } else if (cfg.stay > 0) {
     chained_episode(net, opt, task, out, rng, cfg, entropy_weight, demo_k, relocations,
-                    static_cast<long long>(episode) * relocations, score, rewards, kl, entropy, terms_used);
+                    static_cast<long long>(graph_batches) * relocations, score, rewards, kl, entropy, terms_used);
   } else {
     const int U = static_cast<int>(out.logits.size(0));  // decision units
     auto probs = old_logp.exp().contiguous();
@@ -865,10 +867,11 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   start_from_heft(net, task, st.task, cfg, resumed);
 
   int run_episodes = 0;
-  // With relocations, settled also means every node was moved once from the best (which resets
-  // the count when it improves).
+  // With relocations, a policy counts as settled only after as many settled episodes as moving
+  // every node once takes.
   PolicyGradientOptions settle = cfg.pg;
-  if (const int r = relocations_per_batch(cfg); r > 0 && cfg.stay > 0 && cfg.imitate_best)
+  if (const int r = relocations_per_batch(cfg);
+      r > 0 && cfg.stay > 0 && cfg.imitate_best && !task.mask && problem.num_devices() > 1)
     settle.patience = std::max(settle.patience, (task.prep.coarse.num_groups() + r - 1) / r);
   SettledWatch watch(settle);
   EntropyBonus bonus(cfg.pg);
@@ -888,7 +891,8 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
     const std::mt19937_64 rng_before = st.rng;
     EpisodeLog e;
     try {
-      e = train_episode(net, opt, task, st.task, st.rng, cfg, bonus.weight(st.episode, cfg.episodes), st.episode);
+      e = train_episode(net, opt, task, st.task, st.rng, cfg, bonus.weight(st.episode, cfg.episodes), st.episode,
+                        st.episode);
     } catch (const Error& failure) {
       if (cfg.checkpoint_dir.empty()) throw;
       st.rng = rng_before;
@@ -950,7 +954,8 @@ std::vector<TrainResult> train_hsdag_multi(const std::vector<RewardTask>& tasks,
     const std::size_t i = static_cast<std::size_t>(ep) % tasks.size();  // graphs take turns
     set_lr(opt, cfg.lr * lr_share_at(cfg.pg, ep, cfg.episodes));
     EpisodeLog e =
-        train_episode(net, opt, run[i], states[i], rng, cfg, bonus.weight(ep, cfg.episodes), ep);
+        train_episode(net, opt, run[i], states[i], rng, cfg, bonus.weight(ep, cfg.episodes), ep,
+                      ep / static_cast<int>(tasks.size()));
     bonus.observe(e.entropy, ep, cfg.episodes);
     e.episode = ep + 1;
     logs[i].push_back(e);
