@@ -577,6 +577,50 @@ TEST(Hsdag, RelocationsMoveOneNodeOfTheBestSampledAndCostWhatTheyReplace) {
   for (int e = 0; e < 12; ++e) EXPECT_DOUBLE_EQ(plain.log[e].mean_latency, r.log[e].mean_latency) << e + 1;
 }
 
+// train_hsdag_multi: each graph's relocations take the node order in turn. Two copies of a chain
+// of 8 ops take turns, 2 relocations a batch from episode 25 of 40: graph 0's 8 late batches move
+// all 8 nodes (counting by the shared episodes would move 4 of them, twice each).
+TEST(Hsdag, OnSeveralGraphsEachGraphsRelocationsMoveEveryNode) {
+  Graph g("chain8");
+  for (int i = 0; i < 8; ++i) {
+    Op o;
+    o.name = "op" + std::to_string(i);
+    o.type = "Relu";
+    const int in = g.tensor_id(i == 0 ? std::string("input") : "op" + std::to_string(i - 1) + ":0");
+    if (i == 0) g.tensor(in).is_graph_input = true, g.tensor(in).shape = {1 << 20};
+    o.inputs = {in};
+    const int out = g.tensor_id(o.name + ":0");
+    g.tensor(out).shape = {1 << 20};
+    o.outputs = {out};
+    o.flops = 1e9;
+    g.add_op(o);
+  }
+  g.finalize();
+  HsdagConfig c = quick(40);
+  const Coarsening coarse = coarsen(g, c.coarsen);
+  ASSERT_EQ(coarse.num_groups(), 8);
+  Problem pa(g, load_cluster("paper")), pb(g, load_cluster("paper"));
+  RecordingReward ra(pa), rb(pb);
+  train_hsdag_multi({{&pa, &ra}, {&pb, &rb}}, c);
+  ASSERT_EQ(ra.batches.size(), 21u);  // the references, then 20 batches
+  std::vector<Placement> best_before(21);  // graph 0's best sample before each of its batches
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t b = 1; b < ra.batches.size(); ++b) {
+    best_before[b] = best_before[b - 1];
+    if (b > 1)
+      for (const Placement& p : ra.batches[b - 1])
+        if (const Evaluation e = ra.evaluate(p); e.feasible && e.latency < best) best = e.latency, best_before[b] = p;
+  }
+  std::set<int> moved;
+  for (std::size_t b = 13; b < ra.batches.size(); ++b) {  // graph 0's batches 13-20: from episode 25 on
+    ASSERT_EQ(ra.batches[b].size(), 7u) << b;
+    for (int k = 5; k < 7; ++k)
+      for (int op = 0; op < 8; ++op)
+        if (ra.batches[b][k][op] != best_before[b][op]) moved.insert(coarse.group_of_op[op]);
+  }
+  EXPECT_EQ(moved.size(), 8u);
+}
+
 // MobileNetV2 (OpenVINO IR) on `paper`: the CPU alone (1.317 ms) beats HEFT (1.471), and every
 // early sample of independent per-node decisions is slower than either device alone, so with
 // stay=0 the policy settled next to the CPU (1.464 ms, seed 3). With chained decisions (the
