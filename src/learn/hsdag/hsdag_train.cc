@@ -573,9 +573,11 @@ bool imitating_best(const HsdagConfig& cfg, int episode) {
   return cfg.imitate_best && episode >= cfg.pg.entropy_decay_share * cfg.episodes;
 }
 
-// HsdagConfig::relocation_share: the relocations in a batch that ends with a demonstration (the
-// policy keeps at least one sample).
-int relocations_per_batch(const HsdagConfig& cfg) {
+// HsdagConfig::relocation_share: the relocations in a batch of `task` that ends with the best
+// sampled as its demonstration (the policy keeps at least one sample); 0 where there are none
+// (independent decisions, a feasibility mask, one device, no imitation).
+int relocations_per_batch(const HsdagConfig& cfg, const Task& task) {
+  if (!cfg.imitate_best || cfg.stay <= 0 || task.mask || task.problem->num_devices() < 2) return 0;
   return std::max(0, std::min(static_cast<int>(cfg.relocation_share * cfg.samples), cfg.samples - 2));
 }
 
@@ -622,7 +624,7 @@ EpisodeLog train_episode(HsdagNet& net, torch::optim::Adam& opt, Task& task, Tas
   const int demo_k = !task.mask && !task.demo_node_device.empty() && K > 1 ? K - 1 : -1;
   // HsdagConfig::relocation_share: the samples before the demonstration, while imitating the best
   // sampled (chained decisions only). Samples [0, policy_samples) are the policy's.
-  const int relocations = imitate_best && demo_k >= 0 && cfg.stay > 0 && D > 1 ? relocations_per_batch(cfg) : 0;
+  const int relocations = imitate_best && demo_k >= 0 ? relocations_per_batch(cfg, task) : 0;
   const int policy_samples = demo_k >= 0 ? demo_k - relocations : K;
   auto score = [&](std::vector<Placement> batch) {
     std::vector<Evaluation> evaluations;
@@ -870,8 +872,7 @@ TrainResult train_hsdag(const Problem& problem, Reward& reward, const HsdagConfi
   // With relocations, a policy counts as settled only after as many settled episodes as moving
   // every node once takes.
   PolicyGradientOptions settle = cfg.pg;
-  if (const int r = relocations_per_batch(cfg);
-      r > 0 && cfg.stay > 0 && cfg.imitate_best && !task.mask && problem.num_devices() > 1)
+  if (const int r = relocations_per_batch(cfg, task); r > 0)
     settle.patience = std::max(settle.patience, (task.prep.coarse.num_groups() + r - 1) / r);
   SettledWatch watch(settle);
   EntropyBonus bonus(cfg.pg);
